@@ -1,0 +1,160 @@
+"""``python -m scoring evaluate PREDICTIONS TARGETS [LOSS]`` (spec §4)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+from .errors import ScoringError
+from .evaluate import evaluate
+from .losses import LOSSES, by_legacy_number, format_value
+from .options import ScoringOptions, Task
+
+FORMATS = """\
+file formats (plain ASCII, one example per line, in the order of the inputs;
+numbers separated by spaces or tabs; MATLAB's save -ascii output is fine):
+
+  classification   p                      p(y = +1 | x), 0 <= p <= 1; targets are +1 or -1
+  regression       1 m v                  Gaussian, mean m, variance v >= 0 (v = 0: a point)
+                   0 a1 q1 ... aN qN      quantiles p(y < qk) = ak, 0 < a1 < ... < aN < 1,
+                                          q1 < ... < qN, 2 <= N <= 200
+                   2 s1 ... sK            a sample of 1 <= K <= 1000 values
+  Row types may be mixed in one regression file.
+
+losses (lower is better):
+  classification   nlp (3), 01l (4), lift, brier, ece
+  regression       nlpd (1), nmse (2), crps
+  The numbers are the loss_type of the 2006 challenge's evaluate.py.
+
+A file with problems exits with status 1 and lists every bad line on stderr as
+PATH:LINE: message.
+"""
+
+
+def _loss_name(text: str) -> str:
+    if text.isdigit():
+        loss = by_legacy_number(int(text))
+        if loss is None:
+            raise argparse.ArgumentTypeError(f"loss number must be 1 to 4, got {text}")
+        return loss.name
+    if text not in LOSSES:
+        raise argparse.ArgumentTypeError(
+            f"unknown loss {text!r}; choose from {', '.join(LOSSES)} or 1-4"
+        )
+    return text
+
+
+def _log_base(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0 and value != 1):
+        raise argparse.ArgumentTypeError(
+            f"log base must be a positive number other than 1, got {text!r}"
+        )
+    return value
+
+
+def _gap(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(
+            f"minimum quantile gap must be a number >= 0, got {text!r}"
+        )
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m scoring",
+        description="Validate and score probabilistic predictions.",
+        epilog=FORMATS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    ev = commands.add_parser(
+        "evaluate",
+        help="score a prediction file against a target file",
+        description="Score PREDICTIONS against TARGETS. Without LOSS, print every loss of the "
+        "task as 'name value'; with LOSS, print only its value.",
+        epilog=FORMATS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ev.add_argument("predictions", metavar="PREDICTIONS")
+    ev.add_argument("targets", metavar="TARGETS")
+    ev.add_argument(
+        "loss",
+        metavar="LOSS",
+        nargs="?",
+        type=_loss_name,
+        help="a loss name, or 1=nlpd 2=nmse 3=nlp 4=01l",
+    )
+    ev.add_argument(
+        "--task",
+        choices=[t.value for t in Task],
+        help="default: classification when every target is +1/-1 and every "
+        "prediction line holds one number",
+    )
+    ev.add_argument(
+        "--log-base",
+        type=_log_base,
+        default=math.e,
+        metavar="B",
+        help="base of the logarithm in nlp and nlpd (default e)",
+    )
+    ev.add_argument(
+        "--min-quantile-gap",
+        type=_gap,
+        default=0.0,
+        metavar="W",
+        help="demand q(k+1) - q(k) >= W in quantile rows",
+    )
+    ev.add_argument("--no-samples", action="store_true", help="reject sample rows")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    options = ScoringOptions(
+        log_base=args.log_base,
+        allow_samples=not args.no_samples,
+        min_quantile_gap=args.min_quantile_gap,
+    )
+    try:
+        result = evaluate(
+            args.predictions,
+            args.targets,
+            task=args.task,
+            options=options,
+            predictions_path=args.predictions,
+            targets_path=args.targets,
+        )
+    except ScoringError as err:
+        print(err.report(), file=sys.stderr)
+        return 1
+    except OSError as err:
+        name = err.filename or args.predictions
+        print(f"{name}: cannot read the file: {err.strerror or err}", file=sys.stderr)
+        return 1
+    except ValueError as err:
+        print(f"scoring: {err}", file=sys.stderr)
+        return 1
+    if args.loss is not None:
+        loss = LOSSES[args.loss]
+        if loss.task != result.task:
+            print(
+                f"scoring: {loss.name} is a {loss.task} loss, but {args.predictions} was "
+                f"scored as {result.task} (use --task to say otherwise)",
+                file=sys.stderr,
+            )
+            return 2
+        print(format_value(result.scores[loss.name]))
+    else:
+        for name, value in result.scores.items():
+            print(f"{name} {format_value(value)}")
+    return 0

@@ -1,0 +1,119 @@
+"""One call from files to scores: read, validate, infer the task, compute every loss."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .distributions import gaussian_stats
+from .losses import Context, compute_scores
+from .options import ScoringOptions, Task
+from .parse import GAUSSIAN, RegressionRows, RowReader, read_classification, read_regression
+from .parse import read_targets as _read_targets
+from .plots import pit_summary, reliability
+
+
+@dataclass
+class Evaluation:
+    """Scores of one prediction file: ``scores[name]`` is a float (maybe inf) or None (n/a)."""
+
+    task: Task
+    scores: dict[str, float | None]
+    non_probabilistic: bool
+    n: int
+    context: Context = field(repr=False)
+
+    def plot_data(self) -> dict:
+        """Reliability bins (classification) or PIT histogram and coverage (regression)."""
+        ctx = self.context
+        if self.task == Task.CLASSIFICATION:
+            return {"reliability": reliability(ctx.p, ctx.targets)}
+        return {"pit": pit_summary(ctx.rows.stats.pit)}
+
+
+def _score(ctx: Context) -> Evaluation:
+    scores = compute_scores(ctx)
+    return Evaluation(ctx.task, scores, ctx.is_point, int(ctx.targets.size), ctx)
+
+
+def evaluate(
+    predictions,
+    targets,
+    *,
+    task: Task | str | None = None,
+    options: ScoringOptions | None = None,
+    predictions_path: str = "predictions",
+    targets_path: str = "targets",
+    train_targets=None,
+) -> Evaluation:
+    """Validate ``predictions`` against ``targets`` and compute every loss of the task.
+
+    ``predictions`` and ``targets`` are bytes, paths or binary files; ``targets``
+    may also be an array already read. The task is classification when every
+    target is ±1 and every prediction line holds one number, unless given.
+    Raises :class:`~scoring.errors.ScoringError` listing every problem.
+    """
+    options = options or ScoringOptions()
+    task = Task(task) if task is not None else None
+    if isinstance(targets, np.ndarray):
+        t = targets.astype(np.float64, copy=False)
+    else:
+        t = _read_targets(targets, path=targets_path, task=task)
+    if train_targets is not None:
+        train_targets = np.asarray(train_targets, dtype=np.float64)
+    reader = RowReader(predictions, predictions_path)
+    if task is None:
+        task = _infer_task(reader, t)
+    if task == Task.CLASSIFICATION:
+        if not np.isin(t, (-1.0, 1.0)).all():
+            bad = int(np.flatnonzero(~np.isin(t, (-1.0, 1.0)))[0])
+            raise ValueError(
+                f"{targets_path}: classification targets must be +1 or -1 "
+                f"(target {bad + 1} is {t[bad]})"
+            )
+        p = read_classification(
+            predictions, path=predictions_path, n_expected=t.size, reader=reader
+        )
+        ctx = Context(task, t, options, train_targets, p=p)
+    else:
+        rows = read_regression(predictions, path=predictions_path, targets=t, options=options)
+        ctx = Context(task, t, options, train_targets, rows=rows)
+    return _score(ctx)
+
+
+def _infer_task(reader: RowReader, targets: np.ndarray) -> Task:
+    """Classification when targets are ±1 and no prediction line holds more than one number."""
+    if not np.isin(targets, (-1.0, 1.0)).all():
+        return Task.REGRESSION
+    tables = []
+    for table in reader.tokenized():
+        if (table.counts > 1).any():
+            reader.problems = type(reader.problems)(reader.problems.path)
+            return Task.REGRESSION
+        tables.append(table)
+    reader.tables = tables
+    return Task.CLASSIFICATION
+
+
+def baseline(
+    train_targets, targets, *, task: Task | str, options: ScoringOptions | None = None
+) -> Evaluation:
+    """The input-independent baseline of spec §3, scored like any submission.
+
+    Classification predicts the training frequency of +1 for every example;
+    regression a Gaussian with the training targets' mean and variance (ddof 0).
+    """
+    options = options or ScoringOptions()
+    task = Task(task)
+    train = np.asarray(train_targets, dtype=np.float64)
+    t = np.asarray(targets, dtype=np.float64)
+    if task == Task.CLASSIFICATION:
+        p = np.full(t.size, float(np.mean(train == 1)))
+        return _score(Context(task, t, options, train, p=p))
+    mean = np.full(t.size, float(np.mean(train)))
+    var = np.full(t.size, float(np.var(train)))
+    rows = RegressionRows(
+        np.full(t.size, GAUSSIAN, dtype=np.int8), var, gaussian_stats(mean, var, t)
+    )
+    return _score(Context(task, t, options, train, rows=rows))

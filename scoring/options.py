@@ -1,0 +1,46 @@
+"""Dataset options that change how files are validated and scored."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Task(StrEnum):
+    CLASSIFICATION = "classification"
+    REGRESSION = "regression"
+
+
+class NmseNormaliser(StrEnum):
+    EVALUATED = "evaluated"  # variance of the split's own targets (the 2004 challenge)
+    TRAINING = "training"  # variance of the training targets (the 2006 challenge)
+
+
+MAX_QUANTILES = 200
+MAX_SAMPLES = 1000
+
+
+@dataclass(frozen=True)
+class ScoringOptions:
+    """Per-dataset options (spec §1 and §3).
+
+    log_base: base of the logarithm in ``nlp`` and ``nlpd`` (default e, nats).
+    allow_samples: whether ``2 s1 … sK`` sample rows are accepted.
+    min_quantile_gap: w ≥ 0; when positive, every q(k+1) − q(k) ≥ w.
+    nmse_normaliser: ``evaluated`` (default) or ``training`` targets' variance.
+    """
+
+    log_base: float = math.e
+    allow_samples: bool = True
+    min_quantile_gap: float = 0.0
+    nmse_normaliser: NmseNormaliser = NmseNormaliser.EVALUATED
+
+    def __post_init__(self):
+        if not (math.isfinite(self.log_base) and self.log_base > 0 and self.log_base != 1):
+            raise ValueError(
+                f"log_base must be a positive number other than 1, got {self.log_base}"
+            )
+        if not (math.isfinite(self.min_quantile_gap) and self.min_quantile_gap >= 0):
+            raise ValueError(f"min_quantile_gap must be >= 0, got {self.min_quantile_gap}")
+        object.__setattr__(self, "nmse_normaliser", NmseNormaliser(self.nmse_normaliser))

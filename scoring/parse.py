@@ -1,0 +1,383 @@
+"""Validating readers for target, input and prediction files (spec §1).
+
+Each reader goes through the whole file once, block by block, collects every
+problem as ``PATH:LINE: message`` and raises :class:`~scoring.errors.ScoringError`
+at the end if there was any. Nothing is returned for a file with problems.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from .distributions import Stats, gaussian_stats, quantile_stats, sample_stats
+from .errors import Problems, fmt
+from .options import MAX_QUANTILES, MAX_SAMPLES, ScoringOptions, Task
+from .textfile import Table, iter_blocks, tokenize
+
+GAUSSIAN, QUANTILES, SAMPLE = 1, 0, 2
+ROW_KINDS = {QUANTILES: "quantiles", GAUSSIAN: "Gaussian", SAMPLE: "sample"}
+
+
+@dataclass
+class Rows:
+    """The non-blank lines of one block: their row indices, line numbers and numbers."""
+
+    table: Table
+    index: np.ndarray  # 0-based example index of each row
+    lines: np.ndarray  # 1-based line number of each row
+    counts: np.ndarray  # numbers on each row
+    offsets: np.ndarray  # where each row's numbers start in table.values
+    bad: np.ndarray  # row already reported unreadable
+
+    @property
+    def values(self) -> np.ndarray:
+        return self.table.values
+
+
+class RowReader:
+    """Reads a file as example rows: blank lines only at the end, every problem collected."""
+
+    def __init__(
+        self,
+        source,
+        path: str,
+        *,
+        tables: list[Table] | None = None,
+        problems: Problems | None = None,
+    ):
+        self.source = source
+        self.tables = tables  # already tokenized (task inference read them)
+        self.problems = problems or Problems(path)
+        self.count = 0
+        self._pending_blank: list[np.ndarray] = []
+        self._line_of_row: dict[int, int] = {}
+        self._watch: int | None = None
+        self.last_line = 0
+
+    def rows(self, expected: int | None = None) -> Iterator[Rows]:
+        self._watch = expected
+        for table in self.tables if self.tables is not None else self.tokenized():
+            yield self._take(table)
+        if self.count == 0 and not self.problems:
+            self.problems.add(1, "the file is empty; expected one example per line")
+
+    def tokenized(self) -> Iterator[Table]:
+        for buf, first_line in iter_blocks(self.source):
+            yield tokenize(buf, first_line, self.problems)
+
+    def _take(self, table: Table) -> Rows:
+        lines = table.line_numbers
+        self.last_line = int(lines[-1]) if lines.size else self.last_line
+        nonblank = (table.counts > 0) | table.bad
+        blank = lines[~nonblank]
+        if nonblank.any():
+            last = lines[nonblank][-1]
+            early = np.concatenate([*self._pending_blank, blank[blank < last]])
+            self.problems.add_lines(
+                early,
+                lambda i: (
+                    "blank line before the last example; every line must hold "
+                    "an example (a blank line would shift the rows after it)"
+                ),
+            )
+            self._pending_blank = [blank[blank > last]]
+        else:
+            self._pending_blank.append(blank)
+        index = self.count + np.arange(np.count_nonzero(nonblank))
+        row_lines = lines[nonblank]
+        if self._watch is not None and index.size and index[0] <= self._watch <= index[-1]:
+            self._line_of_row[self._watch] = int(row_lines[self._watch - index[0]])
+        self.count += index.size
+        return Rows(
+            table,
+            index,
+            row_lines,
+            table.counts[nonblank],
+            table.offsets[nonblank],
+            table.bad[nonblank],
+        )
+
+    def check_count(self, expected: int, what: str) -> None:
+        if self.count == expected or self.count == 0:
+            return
+        if self.count < expected:
+            line = self.last_line + 1
+        else:
+            line = self._line_of_row.get(expected, self.last_line)
+        self.problems.add(line, f"expected {expected} rows, one per {what}, found {self.count}")
+
+
+def _single_numbers(rows: Rows, problems: Problems, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """Rows that must hold exactly one number: returns (good mask, values)."""
+    ok = ~rows.bad
+    wrong = ok & (rows.counts != 1)
+    counts = rows.counts[wrong]
+    problems.add_lines(
+        rows.lines[wrong], lambda i: f"expected 1 number ({what}), found {counts[i]}"
+    )
+    ok &= ~wrong
+    values = np.full(rows.counts.size, np.nan)
+    values[ok] = rows.values[rows.offsets[ok]]
+    return ok, values
+
+
+def read_targets(source, *, path: str, task: Task | str | None = None) -> np.ndarray:
+    """Target file: one number per line; ±1 for classification. Returns a 1-D array."""
+    reader = RowReader(source, path)
+    parts = []
+    for rows in reader.rows():
+        ok, values = _single_numbers(rows, reader.problems, "the target")
+        if task == Task.CLASSIFICATION:
+            wrong = ok & (values != 1) & (values != -1)
+            found = values[wrong]
+            reader.problems.add_lines(
+                rows.lines[wrong],
+                lambda i: f"expected a class label of +1 or -1, found {fmt(found[i])}",
+            )
+        parts.append(values)
+    reader.problems.raise_if_any()
+    return np.concatenate(parts)
+
+
+def read_inputs(source, *, path: str) -> np.ndarray:
+    """Input file: a matrix, the same count of numbers on every line. Returns (rows, dim)."""
+    reader = RowReader(source, path)
+    parts, width = [], None
+    for rows in reader.rows():
+        good = ~rows.bad
+        if width is None and good.any():
+            width = int(rows.counts[good][0])
+            first = int(rows.lines[good][0])
+        if width is None:
+            continue
+        wrong = good & (rows.counts != width)
+        counts = rows.counts[wrong]
+        reader.problems.add_lines(
+            rows.lines[wrong],
+            lambda i, first=first: (
+                f"expected {width} numbers (as on line {first}), found {counts[i]}"
+            ),
+        )
+        if not reader.problems:
+            parts.append(rows.values)
+    reader.problems.raise_if_any()
+    return np.concatenate(parts).reshape(-1, width)
+
+
+def read_classification(
+    source, *, path: str, n_expected: int | None = None, reader: RowReader | None = None
+) -> np.ndarray:
+    """Classification predictions: p(y = +1 | x) in [0, 1], one per line."""
+    reader = reader or RowReader(source, path)
+    parts = []
+    for rows in reader.rows(n_expected):
+        ok, values = _single_numbers(rows, reader.problems, "p(y = +1)")
+        wrong = ok & ((values < 0) | (values > 1))
+        found = values[wrong]
+        reader.problems.add_lines(
+            rows.lines[wrong],
+            lambda i: f"expected a probability between 0 and 1, found {fmt(found[i])}",
+        )
+        parts.append(values)
+    if n_expected is not None:
+        reader.check_count(n_expected, "target")
+    reader.problems.raise_if_any()
+    return np.concatenate(parts)
+
+
+@dataclass
+class RegressionRows:
+    """Per-example statistics of a valid regression prediction file."""
+
+    kind: np.ndarray  # QUANTILES, GAUSSIAN or SAMPLE per example
+    variance: np.ndarray  # Gaussian rows' variance, nan for other rows
+    stats: Stats
+
+    @property
+    def has_samples(self) -> bool:
+        return bool((self.kind == SAMPLE).any())
+
+    @property
+    def is_point(self) -> bool:
+        """Every row a zero-variance Gaussian: a non-probabilistic submission."""
+        return bool((self.kind == GAUSSIAN).all() and (self.variance == 0).all())
+
+
+def read_regression(
+    source, *, path: str, targets: np.ndarray, options: ScoringOptions | None = None
+) -> RegressionRows:
+    """Regression predictions of the three row types, validated and reduced to statistics."""
+    options = options or ScoringOptions()
+    targets = np.asarray(targets, dtype=np.float64)
+    n = targets.size
+    kind = np.full(n, -1, dtype=np.int8)
+    variance = np.full(n, np.nan)
+    stats = Stats(*(np.full(n, np.nan) for _ in range(4)))
+    reader = RowReader(source, path)
+    check = _RegressionChecks(reader.problems, options)
+    for rows in reader.rows(n):
+        for row_kind, idx, result, var in check.block(rows, targets):
+            kind[idx] = row_kind
+            if var is not None:
+                variance[idx] = var
+            if not reader.problems:  # a file with problems gets no scores: stop computing
+                for name in ("logpdf", "mean", "crps", "pit"):
+                    getattr(stats, name)[idx] = getattr(result, name)
+    reader.check_count(n, "target")
+    reader.problems.raise_if_any()
+    return RegressionRows(kind, variance, stats)
+
+
+class _RegressionChecks:
+    def __init__(self, problems: Problems, options: ScoringOptions):
+        self.problems = problems
+        self.options = options
+
+    def report(self, mask, lines, message) -> None:
+        self.problems.add_lines(lines[mask], message)
+
+    def block(self, rows: Rows, targets: np.ndarray):
+        """Yield (kind, example indices, Stats, variance or None) for each valid group."""
+        p = self.problems
+        good = ~rows.bad
+        lines, counts, offsets, values = rows.lines, rows.counts, rows.offsets, rows.values
+        flag = np.full(counts.size, np.nan)
+        flag[good] = values[offsets[good]]
+        bad_flag = good & (flag != 0) & (flag != 1) & (flag != 2)
+        found = flag[bad_flag]
+        p.add_lines(
+            lines[bad_flag],
+            lambda i: (
+                "expected a row type flag of 0 (quantiles), 1 (Gaussian) or "
+                f"2 (sample) first, found {fmt(found[i])}"
+            ),
+        )
+        in_range = rows.index < targets.size
+
+        gauss = good & (flag == 1)
+        wrong = gauss & (counts != 3)
+        c = counts[wrong]
+        p.add_lines(lines[wrong], lambda i: f"a Gaussian row '1 m v' has 3 numbers, found {c[i]}")
+        gauss &= ~wrong
+        var = np.zeros(counts.size)
+        var[gauss] = values[offsets[gauss] + 2]
+        negative = gauss & (var < 0)
+        v = var[negative]
+        p.add_lines(
+            lines[negative], lambda i: f"expected a variance of at least 0, found {fmt(v[i])}"
+        )
+        gauss &= ~negative
+        sel = gauss & in_range
+        if sel.any():
+            idx = rows.index[sel]
+            m = values[offsets[sel] + 1]
+            yield GAUSSIAN, idx, gaussian_stats(m, var[sel], targets[idx]), var[sel]
+
+        yield from self._samples(rows, good & (flag == 2), in_range, targets)
+        yield from self._quantiles(rows, good & (flag == 0), in_range, targets)
+
+    def _samples(self, rows: Rows, mask, in_range, targets):
+        p, lines = self.problems, rows.lines
+        k = rows.counts - 1
+        wrong = mask & ((k < 1) | (k > MAX_SAMPLES))
+        kk = k[wrong]
+        p.add_lines(
+            lines[wrong],
+            lambda i: (
+                f"a sample row '2 s1 ... sK' has 1 to {MAX_SAMPLES} values after the flag, "
+                f"found {kk[i]}"
+            ),
+        )
+        mask = mask & ~wrong
+        if not self.options.allow_samples:
+            p.add_lines(
+                lines[mask],
+                lambda i: (
+                    "sample rows ('2 s1 ... sK') are not allowed for this dataset; "
+                    "use a Gaussian ('1 m v') or quantile ('0 a1 q1 ... aN qN') row"
+                ),
+            )
+            return
+        for size in np.unique(k[mask & in_range]):
+            sel = mask & in_range & (k == size)
+            idx = rows.index[sel]
+            cols = rows.offsets[sel][:, None] + 1 + np.arange(size)
+            yield SAMPLE, idx, sample_stats(rows.values[cols], targets[idx]), None
+
+    def _quantiles(self, rows: Rows, mask, in_range, targets):
+        p, lines = self.problems, rows.lines
+        after = rows.counts - 1
+        odd = mask & (after % 2 == 1)
+        na = after[odd]
+        p.add_lines(
+            lines[odd],
+            lambda i: (
+                "a quantile row '0 a1 q1 ... aN qN' has pairs of numbers after the flag, "
+                f"found {na[i]} numbers"
+            ),
+        )
+        pairs = after // 2
+        few = mask & ~odd & ((pairs < 2) | (pairs > MAX_QUANTILES))
+        npairs = pairs[few]
+        p.add_lines(
+            lines[few],
+            lambda i: f"a quantile row has 2 to {MAX_QUANTILES} pairs (a q), found {npairs[i]}",
+        )
+        mask = mask & ~odd & ~few
+        for size in np.unique(pairs[mask]):
+            sel = mask & (pairs == size)
+            cols = rows.offsets[sel][:, None] + 1 + np.arange(2 * size)
+            block = rows.values[cols]
+            a, q = block[:, 0::2], block[:, 1::2]
+            ok = self._check_quantiles(a, q, lines[sel])
+            keep = ok & in_range[sel]
+            if keep.any():
+                idx = rows.index[sel][keep]
+                yield QUANTILES, idx, quantile_stats(a[keep], q[keep], targets[idx]), None
+
+    def _check_quantiles(self, a, q, lines) -> np.ndarray:
+        p = self.problems
+        ok = np.ones(a.shape[0], dtype=bool)
+
+        def first_violation(bad, message):
+            rows_bad = bad.any(axis=1)
+            col = bad.argmax(axis=1)[rows_bad]
+            p.add_lines(lines[rows_bad], lambda i: message(np.flatnonzero(rows_bad)[i], col[i]))
+            ok[rows_bad] = False
+
+        first_violation(
+            (a <= 0) | (a >= 1),
+            lambda r, k: (
+                f"quantile levels must lie strictly between 0 and 1, found {fmt(a[r, k])} "
+                f"(pair {k + 1})"
+            ),
+        )
+        first_violation(
+            np.diff(a, axis=1) <= 0,
+            lambda r, k: (
+                f"quantile levels must increase strictly ({fmt(a[r, k + 1])} after {fmt(a[r, k])})"
+            ),
+        )
+        dq = np.diff(q, axis=1)
+        first_violation(
+            dq <= 0,
+            lambda r, k: (
+                f"quantile values must increase strictly ({fmt(q[r, k + 1])} after {fmt(q[r, k])})"
+            ),
+        )
+        gap = self.options.min_quantile_gap
+        if gap > 0:
+            # Decimal values such as 0.3 − 0.1 fall a rounding error short of 0.2.
+            scale = np.maximum(np.abs(q[:, 1:]), np.abs(q[:, :-1]))
+            slack = 8 * np.finfo(float).eps * np.maximum(scale, gap)
+            first_violation(
+                (dq > 0) & (dq < gap - slack),
+                lambda r, k: (
+                    f"quantile values must be at least {fmt(gap)} apart, found "
+                    f"{fmt(q[r, k])} then {fmt(q[r, k + 1])}"
+                ),
+            )
+        return ok

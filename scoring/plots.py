@@ -1,0 +1,59 @@
+"""Plot data for the site: reliability diagrams and PIT histograms."""
+
+from __future__ import annotations
+
+import numpy as np
+
+RELIABILITY_BINS = 10
+PIT_BINS = 10
+COVERAGE_LEVELS = (0.5, 0.8, 0.95)
+
+
+def reliability(p, t, *, n_bins: int = RELIABILITY_BINS) -> list[dict]:
+    """Bins of p(y = +1): [k/B, (k+1)/B), the last one closed; count, mean p, frequency of +1.
+
+    Empty bins are kept (count 0, the other fields None) so the diagram's x axis is fixed.
+    """
+    p = np.asarray(p, dtype=np.float64)
+    o = np.asarray(t, dtype=np.float64) == 1
+    bins = np.minimum((p * n_bins).astype(np.int64), n_bins - 1)
+    count = np.bincount(bins, minlength=n_bins)
+    sum_p = np.bincount(bins, weights=p, minlength=n_bins)
+    sum_o = np.bincount(bins, weights=o, minlength=n_bins)
+    out = []
+    for k in range(n_bins):
+        c = int(count[k])
+        out.append(
+            {
+                "lower": k / n_bins,
+                "upper": (k + 1) / n_bins,
+                "count": c,
+                "mean_predicted": float(sum_p[k] / c) if c else None,
+                "observed_frequency": float(sum_o[k] / c) if c else None,
+            }
+        )
+    return out
+
+
+def pit_summary(pit, *, n_bins: int = PIT_BINS) -> dict:
+    """PIT histogram (equal-width bins on [0, 1]) and coverage of central intervals.
+
+    A calibrated forecaster's PIT values are uniform; the central c-interval
+    [F⁻¹((1−c)/2), F⁻¹((1+c)/2)] holds the target exactly when the PIT lies in
+    [(1−c)/2, (1+c)/2].
+    """
+    pit = np.asarray(pit, dtype=np.float64)
+    counts, _ = np.histogram(pit, bins=n_bins, range=(0.0, 1.0))
+    coverage = {}
+    for level in COVERAGE_LEVELS:
+        lo, hi = (1 - level) / 2, (1 + level) / 2
+        inside = (pit >= lo) & (pit <= hi)
+        coverage[f"{round(level * 100)}"] = float(inside.mean()) if pit.size else None
+    return {
+        "bins": [
+            {"lower": k / n_bins, "upper": (k + 1) / n_bins, "count": int(c)}
+            for k, c in enumerate(counts)
+        ],
+        "coverage": coverage,
+        "n": int(pit.size),
+    }
