@@ -61,7 +61,6 @@ def ece(p, t, *, n_bins: int = ECE_BINS) -> float:
     correct = (p >= 0.5) == o
     edges = np.arange(n_bins + 1) / n_bins
     bins = np.clip(np.searchsorted(edges, conf, side="left") - 1, 0, n_bins - 1)
-    count = np.bincount(bins, minlength=n_bins)
     gap = np.abs(
         np.bincount(bins, weights=correct, minlength=n_bins)
         - np.bincount(bins, weights=conf, minlength=n_bins)

@@ -135,7 +135,7 @@ def read_targets(source, *, path: str, task: Task | str | None = None) -> np.nda
             found = values[wrong]
             reader.problems.add_lines(
                 rows.lines[wrong],
-                lambda i: f"expected a class label of +1 or -1, found {fmt(found[i])}",
+                lambda i, found=found: f"expected a class label of +1 or -1, found {fmt(found[i])}",
             )
         parts.append(values)
     reader.problems.raise_if_any()
@@ -157,7 +157,7 @@ def read_inputs(source, *, path: str) -> np.ndarray:
         counts = rows.counts[wrong]
         reader.problems.add_lines(
             rows.lines[wrong],
-            lambda i, first=first: (
+            lambda i, first=first, width=width, counts=counts: (
                 f"expected {width} numbers (as on line {first}), found {counts[i]}"
             ),
         )
@@ -179,7 +179,7 @@ def read_classification(
         found = values[wrong]
         reader.problems.add_lines(
             rows.lines[wrong],
-            lambda i: f"expected a probability between 0 and 1, found {fmt(found[i])}",
+            lambda i, found=found: f"expected a probability between 0 and 1, found {fmt(found[i])}",
         )
         parts.append(values)
     if n_expected is not None:
