@@ -81,17 +81,23 @@ def lift(p, t) -> float | None:
     n_pos = int(o.sum())
     if n_pos in (0, n):
         return None
-    order = np.argsort(-p, kind="stable")
-    ps, os_ = p[order], o[order].astype(np.float64)
-    starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
-    lengths = np.diff(np.r_[starts, n])
-    positives = np.add.reduceat(os_, starts)
-    before = np.cumsum(positives) - positives
-    run = np.repeat(np.arange(starts.size), lengths)
-    k = np.arange(1, n + 1)
-    cum_pos = before[run] + positives[run] * (k - starts[run]) / lengths[run]
+    # Runs of equal p, highest first, with the positives each run holds.
+    values = np.sort(p)[::-1]
+    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    run_p = values[starts]
+    ends = np.r_[starts[1:], n]  # position k (1-based) of each run's last example
+    pos_sorted = np.sort(p[o])
+    pos_upto = n_pos - np.searchsorted(pos_sorted, run_p, side="left")  # positives with p >= run_p
+    positives = np.diff(pos_upto, prepend=0)
+    before = pos_upto - positives
+    lengths = ends - starts
+    # Inside a run the positives accrue evenly: cum(k) = before + pos·(k − s)/L for
+    # s < k <= e, so Σ cum(k)/k = before·(H_e − H_s) + (pos/L)·(L − s·(H_e − H_s)).
+    harmonic = np.r_[0.0, np.cumsum(1.0 / np.arange(1, n + 1))]
+    dh = harmonic[ends] - harmonic[starts]
+    total = np.sum(before * dh + positives / lengths * (lengths - starts * dh))
     frac = n_pos / n
-    area = float(np.mean(cum_pos / k)) / frac
+    area = float(total / n) / frac
     ideal = 1.0 + 0.5 * (1.0 / frac - 1.0) * (frac + 1.0)
     return (ideal - area) / (ideal - 1.0)
 

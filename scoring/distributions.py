@@ -64,26 +64,30 @@ def quantile_stats(levels, values, target) -> Stats:
     and z1, zN the densities of the first and last bins. A target exactly on q_k
     falls in the bin to its right.
     """
-    a = np.asarray(levels, dtype=np.float64)
-    q = np.asarray(values, dtype=np.float64)
+    a = np.ascontiguousarray(levels, dtype=np.float64)
+    q = np.ascontiguousarray(values, dtype=np.float64)
+    return quantile_stats_from_diffs(a, q, np.diff(a, axis=1), np.diff(q, axis=1), target)
+
+
+def quantile_stats_from_diffs(a, q, da, dq, target) -> Stats:
+    """:func:`quantile_stats` with the bin widths ``da``, ``dq`` the validator already has."""
     t = np.asarray(target, dtype=np.float64)
     n_rows, n = a.shape
     rows = np.arange(n_rows)
-    da = np.diff(a, axis=1)
-    dq = np.diff(q, axis=1)
-    dens = da / dq
     a1, an = a[:, 0], a[:, -1]
     q1, qn = q[:, 0], q[:, -1]
-    b1 = a1 / dens[:, 0]
+    z1 = da[:, 0] / dq[:, 0]
+    zn = da[:, -1] / dq[:, -1]
+    b1 = a1 / z1
     c = 1.0 - an
-    bn = c / dens[:, -1]
+    bn = c / zn
 
     k = np.count_nonzero(q <= t[:, None], axis=1)  # targets on q_k take the right bin
     lower, upper = k == 0, k == n
     j = np.clip(k - 1, 0, n - 2)  # the bin holding t, when 1 <= k <= n-1
-    d_j = dens[rows, j]
     a_j, a_next = a[rows, j], a[rows, j + 1]
     q_j, q_next = q[rows, j], q[rows, j + 1]
+    d_j = (a_next - a_j) / (q_next - q_j)
 
     below = np.maximum(q1 - t, 0.0)  # distance into the lower tail
     above = np.maximum(t - qn, 0.0)
@@ -91,36 +95,32 @@ def quantile_stats(levels, values, target) -> Stats:
     e_up = np.exp(-above / bn)
 
     logpdf = np.where(
-        lower,
-        np.log(dens[:, 0]) - below / b1,
-        np.where(upper, np.log(dens[:, -1]) - above / bn, np.log(d_j)),
+        lower, np.log(z1) - below / b1, np.where(upper, np.log(zn) - above / bn, np.log(d_j))
     )
     f_mid = a_j + (t - q_j) * d_j
     pit = np.where(lower, a1 * e_low, np.where(upper, 1.0 - c * e_up, f_mid))
 
-    mean = np.sum((q[:, :-1] + q[:, 1:]) * da, axis=1) * 0.5 + a1 * (q1 - b1) + c * (qn + bn)
-
-    # CRPS, bin by bin: a bin left of t contributes ∫F², right of t ∫(1−F)²;
-    # F is linear on a bin, so each is Δq·(x² + xy + y²)/3 at its end values.
     lo, hi = a[:, :-1], a[:, 1:]
-    square_sum = lo * lo + lo * hi + hi * hi
-    left_of_t = dq * square_sum
-    right_of_t = dq * (3.0 - 3.0 * (lo + hi) + square_sum)
-    bins = np.arange(n - 1)
-    k_bin = (k - 1)[:, None]
-    middle = np.where(bins < k_bin, left_of_t, right_of_t).sum(axis=1)
+    mean = 0.5 * np.einsum("ij,ij->i", q[:, :-1] + q[:, 1:], da) + a1 * (q1 - b1) + c * (qn + bn)
+
+    # CRPS bin by bin. F is linear on a bin, from lo to hi: left of t the bin
+    # adds ∫F² = Δq·S/3 with S = lo² + lo·hi + hi², right of t ∫(1 − F)² =
+    # Δq·(S + 3(1 − lo − hi))/3. So the middle is Σ Δq·S/3 plus Δq(1 − lo − hi)
+    # summed over the bins right of t, and the bin holding t is split at t.
+    u = lo + hi
+    left_all = np.einsum("ij,ij->i", dq, u * u - lo * hi)
+    extra = np.cumsum((dq * (1.0 - u))[:, ::-1], axis=1)[:, ::-1]  # Σ over bins s..N-2
+    right_extra = np.where(k <= n - 2, extra[rows, np.minimum(k, n - 2)], 0.0)  # bins >= k
     inside = ~lower & ~upper
     f = f_mid
     split = (t - q_j) * (a_j * a_j + a_j * f + f * f) + (q_next - t) * (
         (1 - f) ** 2 + (1 - f) * (1 - a_next) + (1 - a_next) ** 2
     )
-    middle = np.where(inside, middle - right_of_t[rows, j] + split, middle) / 3.0
-    tail_low = np.where(
-        lower, below - 2.0 * a1 * b1 * (1.0 - e_low) + 0.5 * b1 * a1 * a1, 0.5 * b1 * a1 * a1
-    )
-    tail_up = np.where(
-        upper, above - 2.0 * c * bn * (1.0 - e_up) + 0.5 * bn * c * c, 0.5 * bn * c * c
-    )
+    bin_j_left = (q_next - q_j) * (a_j * a_j + a_j * a_next + a_next * a_next)
+    middle = left_all + right_extra * 3.0
+    middle = np.where(inside, middle - bin_j_left + split, middle) / 3.0
+    tail_low = 0.5 * b1 * a1 * a1 + np.where(lower, below - 2.0 * a1 * b1 * (1.0 - e_low), 0.0)
+    tail_up = 0.5 * bn * c * c + np.where(upper, above - 2.0 * c * bn * (1.0 - e_up), 0.0)
     crps = middle + tail_low + tail_up
     return Stats(logpdf, mean, crps, pit)
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .distributions import Stats, gaussian_stats, quantile_stats, sample_stats
+from .distributions import Stats, gaussian_stats, quantile_stats_from_diffs, sample_stats
 from .errors import Problems, fmt
 from .options import MAX_QUANTILES, MAX_SAMPLES, ScoringOptions, Task
-from .textfile import Table, iter_blocks, tokenize
+from .textfile import Table, tables
 
 GAUSSIAN, QUANTILES, SAMPLE = 1, 0, 2
 ROW_KINDS = {QUANTILES: "quantiles", GAUSSIAN: "Gaussian", SAMPLE: "sample"}
@@ -65,8 +65,7 @@ class RowReader:
             self.problems.add(1, "the file is empty; expected one example per line")
 
     def tokenized(self) -> Iterator[Table]:
-        for buf, first_line in iter_blocks(self.source):
-            yield tokenize(buf, first_line, self.problems)
+        return tables(self.source, self.problems)
 
     def _take(self, table: Table) -> Rows:
         lines = table.line_numbers
@@ -329,39 +328,48 @@ class _RegressionChecks:
         mask = mask & ~odd & ~few
         for size in np.unique(pairs[mask]):
             sel = mask & (pairs == size)
-            cols = rows.offsets[sel][:, None] + 1 + np.arange(2 * size)
-            block = rows.values[cols]
-            a, q = block[:, 0::2], block[:, 1::2]
-            ok = self._check_quantiles(a, q, lines[sel])
+            a, q = _pairs(rows, sel, size)
+            da, dq = np.diff(a, axis=1), np.diff(q, axis=1)
+            ok = self._check_quantiles(a, q, da, dq, lines[sel])
             keep = ok & in_range[sel]
-            if keep.any():
+            if keep.all():
+                idx = rows.index[sel]
+                yield QUANTILES, idx, quantile_stats_from_diffs(a, q, da, dq, targets[idx]), None
+            elif keep.any():
                 idx = rows.index[sel][keep]
-                yield QUANTILES, idx, quantile_stats(a[keep], q[keep], targets[idx]), None
+                stats = quantile_stats_from_diffs(
+                    a[keep], q[keep], da[keep], dq[keep], targets[idx]
+                )
+                yield QUANTILES, idx, stats, None
 
-    def _check_quantiles(self, a, q, lines) -> np.ndarray:
+    def _check_quantiles(self, a, q, da, dq, lines) -> np.ndarray:
         p = self.problems
         ok = np.ones(a.shape[0], dtype=bool)
 
         def first_violation(bad, message):
             rows_bad = bad.any(axis=1)
-            col = bad.argmax(axis=1)[rows_bad]
-            p.add_lines(lines[rows_bad], lambda i: message(np.flatnonzero(rows_bad)[i], col[i]))
-            ok[rows_bad] = False
+            if not rows_bad.any():
+                return
+            which = np.flatnonzero(rows_bad)
+            col = bad[which].argmax(axis=1)
+            p.add_lines(lines[which], lambda i: message(which[i], col[i]))
+            ok[which] = False
 
+        # Levels increase strictly, so only the first and last can leave (0, 1).
+        ends = np.stack([a[:, 0] <= 0, a[:, -1] >= 1], axis=1)
         first_violation(
-            (a <= 0) | (a >= 1),
+            ends,
             lambda r, k: (
-                f"quantile levels must lie strictly between 0 and 1, found {fmt(a[r, k])} "
-                f"(pair {k + 1})"
+                "quantile levels must lie strictly between 0 and 1, found "
+                f"{fmt(a[r, 0] if k == 0 else a[r, -1])} (pair {1 if k == 0 else a.shape[1]})"
             ),
         )
         first_violation(
-            np.diff(a, axis=1) <= 0,
+            da <= 0,
             lambda r, k: (
                 f"quantile levels must increase strictly ({fmt(a[r, k + 1])} after {fmt(a[r, k])})"
             ),
         )
-        dq = np.diff(q, axis=1)
         first_violation(
             dq <= 0,
             lambda r, k: (
@@ -381,3 +389,14 @@ class _RegressionChecks:
                 ),
             )
         return ok
+
+
+def _pairs(rows: Rows, sel: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Levels and values (rows × size) of the selected quantile rows, as contiguous arrays."""
+    width = 2 * size + 1
+    if sel.all() and rows.values.size == rows.counts.size * width:
+        block = rows.values.reshape(-1, width)  # every line alike: no gather needed
+        return np.ascontiguousarray(block[:, 1::2]), np.ascontiguousarray(block[:, 2::2])
+    cols = rows.offsets[sel][:, None] + 1 + np.arange(2 * size)
+    block = rows.values[cols]
+    return np.ascontiguousarray(block[:, 0::2]), np.ascontiguousarray(block[:, 1::2])

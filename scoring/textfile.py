@@ -60,12 +60,11 @@ class Table:
         return np.cumsum(self.counts) - self.counts
 
 
-def iter_blocks(source, block_size: int = BLOCK_SIZE) -> Iterator[tuple[bytes, int]]:
-    """Yield ``(bytes, first_line)`` blocks of whole lines, each ending in LF."""
+def iter_blocks(source, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
+    """Yield blocks of whole lines, each ending in LF."""
     stream, close = _open(source)
     try:
         carry = b""
-        line = 1
         while True:
             chunk = stream.read(block_size)
             if not chunk:
@@ -74,15 +73,22 @@ def iter_blocks(source, block_size: int = BLOCK_SIZE) -> Iterator[tuple[bytes, i
             if cut < 0:
                 carry += chunk  # a very long line: keep reading until it ends
                 continue
-            block = carry + chunk[: cut + 1] if carry else chunk[: cut + 1]
+            yield carry + chunk[: cut + 1] if carry else chunk[: cut + 1]
             carry = chunk[cut + 1 :]
-            yield block, line
-            line += block.count(b"\n")
         if carry:
-            yield carry + b"\n", line
+            yield carry + b"\n"
     finally:
         if close:
             stream.close()
+
+
+def tables(source, problems: Problems) -> Iterator[Table]:
+    """The file as a sequence of :class:`Table` blocks, numbered from line 1."""
+    line = 1
+    for buf in iter_blocks(source):
+        table = tokenize(buf, line, problems)
+        line += table.n_lines
+        yield table
 
 
 def _open(source):
@@ -100,18 +106,17 @@ def _open(source):
 def tokenize(buf: bytes, first_line: int, problems: Problems) -> Table:
     """Turn a block of whole lines into a :class:`Table`, reporting unreadable lines."""
     b = np.frombuffer(buf, dtype=np.uint8)
-    newlines = np.flatnonzero(b == 10)
-    n_lines = newlines.size
-    clean = not np.count_nonzero(b > 126) and np.count_nonzero(b < 32) == (
-        n_lines + np.count_nonzero(b == 9) + np.count_nonzero(b == 13)
-    )
-    if clean:
-        table = _fixed_width(b, newlines, first_line)
-        if table is None:
+    table = _fixed_width(buf, b, first_line)  # checks every byte it accepts
+    if table is None:
+        newlines = np.flatnonzero(b == 10)
+        plain = not np.count_nonzero(b > 126) and np.count_nonzero(b < 32) == (
+            newlines.size + np.count_nonzero(b == 9) + np.count_nonzero(b == 13)
+        )
+        if plain:
             table = _general(buf, b, newlines, first_line)
-        if table is not None:
-            return table
-    return _careful(buf, first_line, problems)
+    if table is None:
+        table = _careful(buf, first_line, problems)
+    return table
 
 
 def _general(buf: bytes, b: np.ndarray, newlines: np.ndarray, first_line: int) -> Table | None:
@@ -129,24 +134,100 @@ def _general(buf: bytes, b: np.ndarray, newlines: np.ndarray, first_line: int) -
     return Table(first_line, values, counts, np.zeros(counts.size, bool))
 
 
-def _fixed_width(b: np.ndarray, newlines: np.ndarray, first_line: int) -> Table | None:
-    n_lines = newlines.size
-    width = int(newlines[0])
-    if n_lines == 0 or width == 0 or b.size != n_lines * (width + 1):
+def _fixed_width(buf: bytes, b: np.ndarray, first_line: int) -> Table | None:
+    width = buf.find(b"\n")
+    if width <= 0 or b.size % (width + 1):
         return None
+    n_lines = b.size // (width + 1)
     rows = b.reshape(n_lines, width + 1)
     if not (rows[:, width] == 10).all():
         return None  # lines of different lengths
     if (rows[:, width - 1] == 13).all():
         width -= 1  # CRLF
-    layout = _field_layout(rows[0, :width].tobytes())
-    if layout is None:
+    layout = _field_layout(buf[:width])
+    if layout is None or width % layout[0]:
         return None
-    field, sci, frac, exp = layout
-    if width % field:
-        return None
-    per_line = width // field
+    field = layout[0]
     x = np.ascontiguousarray(rows[:, :width]).reshape(-1, field)
+    values = _matlab16(x) if layout == _MATLAB else _columns(x, *layout)
+    if values is None:
+        return None
+    counts = np.full(n_lines, width // field, dtype=np.int64)
+    return Table(first_line, values, counts, np.zeros(n_lines, bool))
+
+
+# MATLAB's save -ascii field: "   d.ddddddde+XX" (16 bytes: sign or blank at byte 2).
+_MATLAB = (16, 13, 7, 2)
+
+
+def _bytes_mask(pairs: dict[int, int]) -> np.uint64:
+    return np.uint64(sum(v << (8 * k) for k, v in pairs.items()))
+
+
+# Little-endian words: byte k of the field is bits 8k..8k+7 of word k // 8.
+_W0_MASK = _bytes_mask({0: 0xFF, 1: 0xFF, 3: 0xF0, 4: 0xFF, 5: 0xF0, 6: 0xF0, 7: 0xF0})
+_W0_WANT = _bytes_mask({0: 0x20, 1: 0x20, 3: 0x30, 4: 0x2E, 5: 0x30, 6: 0x30, 7: 0x30})
+_W0_SIX = _bytes_mask({3: 6, 5: 6, 6: 6, 7: 6})
+_W0_DIGITS = _bytes_mask({3: 0xF0, 5: 0xF0, 6: 0xF0, 7: 0xF0})
+_W0_DIGITS_WANT = _bytes_mask({3: 0x30, 5: 0x30, 6: 0x30, 7: 0x30})
+_W1_MASK = _bytes_mask({0: 0xF0, 1: 0xF0, 2: 0xF0, 3: 0xF0, 4: 0xDF, 6: 0xF0, 7: 0xF0})
+_W1_WANT = _bytes_mask({0: 0x30, 1: 0x30, 2: 0x30, 3: 0x30, 4: 0x45, 6: 0x30, 7: 0x30})
+_W1_SIX = _bytes_mask({0: 6, 1: 6, 2: 6, 3: 6, 6: 6, 7: 6})
+_W1_DIGITS = _bytes_mask({0: 0xF0, 1: 0xF0, 2: 0xF0, 3: 0xF0, 6: 0xF0, 7: 0xF0})
+_W1_DIGITS_WANT = _bytes_mask({0: 0x30, 1: 0x30, 2: 0x30, 3: 0x30, 6: 0x30, 7: 0x30})
+_U = np.uint64
+
+
+def _matlab16(x: np.ndarray) -> np.ndarray | None:
+    """MATLAB fields, eight bytes at a time: layout checks and digits as integer arithmetic.
+
+    A byte is a digit when its high nibble is 3 and adding 6 keeps it so; a
+    carry out of a non-digit byte can only make a check fail, never pass.
+    """
+    w = x.view("<u8")
+    w0, w1 = w[:, 0], w[:, 1]
+    sign = (w0 >> _U(16)) & _U(0xFF)
+    esign = (w1 >> _U(40)) & _U(0xFF)
+    if not (
+        ((w0 & _W0_MASK) == _W0_WANT).all()
+        and (((w0 + _W0_SIX) & _W0_DIGITS) == _W0_DIGITS_WANT).all()
+        and ((w1 & _W1_MASK) == _W1_WANT).all()
+        and (((w1 + _W1_SIX) & _W1_DIGITS) == _W1_DIGITS_WANT).all()
+        and ((sign == _U(0x20)) | (sign == _U(0x2D)) | (sign == _U(0x2B))).all()
+        and ((esign == _U(0x2B)) | (esign == _U(0x2D))).all()
+    ):
+        return None
+    f = _U(0xF)
+    low = w1 & _U(0x0F0F0F0F)  # four digits, first one in the lowest byte
+    low = (low * _U(10) + (low >> _U(8))) & _U(0x00FF00FF)
+    low = (low * _U(100) + (low >> _U(16))) & _U(0xFFFF)
+    mantissa = (
+        ((w0 >> _U(24)) & f) * _U(10_000_000)
+        + ((w0 >> _U(40)) & f) * _U(1000_000)
+        + ((w0 >> _U(48)) & f) * _U(100_000)
+        + ((w0 >> _U(56)) & f) * _U(10_000)
+        + low
+    ).astype(np.float64)
+    exponent = (((w1 >> _U(48)) & f) * _U(10) + ((w1 >> _U(56)) & f)).astype(np.int64)
+    return _scale(
+        mantissa, np.where(esign == _U(0x2D), -exponent, exponent) - 7, sign == _U(0x2D), x
+    )
+
+
+def _scale(mantissa, power, negative, x) -> np.ndarray | None:
+    """mantissa · 10**power, correctly rounded (Clinger's fast path, |power| <= 22)."""
+    clipped = np.abs(np.clip(power, -22, 22))
+    values = np.where(power >= 0, mantissa * _P10[clipped], mantissa / _P10[clipped])
+    exact = np.abs(power) <= 22
+    if not exact.all():
+        # The text carries its own sign; the sign is applied below.
+        values[~exact] = np.abs(np.fromstring(x[~exact].tobytes(), dtype=np.float64, sep=" "))
+    values = np.where(negative, -values, values)
+    return values if np.isfinite(values).all() else None
+
+
+def _columns(x: np.ndarray, field: int, sci: int, frac: int, exp: int) -> np.ndarray | None:
+    """Any right-aligned d.ddde+XX layout, one byte column at a time."""
     lead = field - sci
     sign = x[:, lead - 1]
     if not (
@@ -164,19 +245,8 @@ def _fixed_width(b: np.ndarray, newlines: np.ndarray, first_line: int) -> Table 
     digits = digits.astype(np.float64)
     mantissa = digits[:, : frac + 1] @ _P10[frac::-1]
     exponent = (digits[:, frac + 1 :] @ _P10[exp - 1 :: -1]).astype(np.int64)
-    scale = np.where(x[:, field - exp - 1] == 45, -exponent, exponent) - frac
-    exact = np.abs(scale) <= 22
-    clipped = np.clip(scale, -22, 22)
-    values = np.where(
-        scale >= 0, mantissa * _P10[np.abs(clipped)], mantissa / _P10[np.abs(clipped)]
-    )
-    if not exact.all():
-        values[~exact] = np.fromstring(x[~exact].tobytes(), dtype=np.float64, sep=" ")
-    values = np.where(sign == 45, -values, values)
-    if not np.isfinite(values).all():
-        return None
-    counts = np.full(n_lines, per_line, dtype=np.int64)
-    return Table(first_line, values, counts, np.zeros(n_lines, bool))
+    power = np.where(x[:, field - exp - 1] == 45, -exponent, exponent) - frac
+    return _scale(mantissa, power, sign == 45, x)
 
 
 def _field_layout(line: bytes) -> tuple[int, int, int, int] | None:
