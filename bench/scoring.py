@@ -118,15 +118,29 @@ def run_case(name: str, pred: Path, targets: Path, repeat: int) -> dict:
             if best is None or inner < best[0]:
                 best = (inner, wall, rss)
         rows[label] = {"seconds": best[0], "wall": best[1], "peak_bytes": best[2]}
+    # What the interpreter holds before reading a byte: python, numpy, scoring.
+    _, _, base = measure([sys.executable, "-c", "import scoring"])
     floor = rows["pandas"]["seconds"]
-    print(f"\n{name}: {pred.name}, {size / 1e6:.1f} MB")
-    print(f"{'':14}{'seconds':>9}{'/pandas':>9}{'peak MB':>9}{'peak/file':>10}")
+    print(
+        f"\n{name}: {pred.name}, {size / 1e6:.1f} MB (interpreter + imports: {base / 1e6:.0f} MB)"
+    )
+    print(f"{'':14}{'seconds':>9}{'/pandas':>9}{'peak MB':>9}{'peak/file':>10}{'growth/file':>12}")
     for label, r in rows.items():
         print(
             f"{label:14}{r['seconds']:9.3f}{r['seconds'] / floor:9.2f}"
             f"{r['peak_bytes'] / 1e6:9.1f}{r['peak_bytes'] / size:10.2f}"
+            f"{(r['peak_bytes'] - base) / size:12.2f}"
         )
-    return {"file_bytes": size, **rows}
+    return {"file_bytes": size, "import_bytes": base, **rows}
+
+
+def _names(folder: Path) -> tuple[Path, Path, Path, Path]:
+    return (
+        folder / "outaouais_test_predict.txt",
+        folder / "outaouais_test_targets.txt",
+        folder / "big_test_predict.txt",
+        folder / "big_test_targets.txt",
+    )
 
 
 def main() -> None:
@@ -137,14 +151,34 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="write the files here and keep them")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    parser.add_argument("--generate-only", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.generate_only:
+        folder = args.generate_only
+        write_regression(*_names(folder)[:2], args.rows, args.pairs, seed=2004)
+        write_classification(*_names(folder)[2:], args.class_rows, seed=2006)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        reg, reg_t = folder / "outaouais_test_predict.txt", folder / "outaouais_test_targets.txt"
-        cls, cls_t = folder / "big_test_predict.txt", folder / "big_test_targets.txt"
-        write_regression(reg, reg_t, args.rows, args.pairs, seed=2004)
-        write_classification(cls, cls_t, args.class_rows, seed=2006)
+        # Generate in a child: a parent grown by the generator would pass its
+        # resident size on to every measured child (ru_maxrss survives exec).
+        subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--generate-only",
+                str(folder),
+                "--rows",
+                str(args.rows),
+                "--pairs",
+                str(args.pairs),
+                "--class-rows",
+                str(args.class_rows),
+            ],
+            check=True,
+        )
+        reg, reg_t, cls, cls_t = _names(folder)
         results = {
             "regression": run_case("regression (quantile rows)", reg, reg_t, args.repeat),
             "classification": run_case("classification", cls, cls_t, args.repeat),
