@@ -1,0 +1,16 @@
+from django.contrib import admin
+from django.urls import include, path
+
+from challenge_site.accounts.views import api_me
+
+from .views import healthz
+
+admin.site.site_header = admin.site.site_title = "Challenge administration"
+
+urlpatterns = [
+    path("", include("challenge_site.challenges.urls")),
+    path("accounts/", include("challenge_site.accounts.urls")),
+    path("api/me/", api_me, name="api_me"),
+    path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
+]

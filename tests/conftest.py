@@ -1,0 +1,40 @@
+from datetime import UTC, datetime
+
+import pytest
+
+from tests.factories import make_challenge
+
+
+@pytest.fixture(autouse=True)
+def storage_roots(settings, tmp_path):
+    """Each test stores dataset files in its own folders: public/ and private/."""
+    public, private = tmp_path / "public", tmp_path / "private"
+    settings.MEDIA_ROOT = public
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(public), "base_url": "/media/"},
+        },
+        "private": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(private), "base_url": None},
+        },
+    }
+    return {"default": public, "private": private}
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def challenge(db):
+    """Opens 2030-01-10, test phase from 2030-02-01, deadline 2030-02-08 23:59:59 UTC."""
+    return make_challenge()
+
+
+@pytest.fixture
+def in_validation():
+    return datetime(2030, 1, 20, 12, 0, tzinfo=UTC)

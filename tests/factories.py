@@ -1,0 +1,75 @@
+"""Small real objects for tests: challenges, and datasets whose files pass the scoring parser."""
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from challenge_site.challenges.models import Challenge
+from datasets.models import Dataset
+from datasets.services import check_files, save_files
+
+START = datetime(2030, 1, 10, tzinfo=UTC)
+TEST_START = datetime(2030, 2, 1, tzinfo=UTC)
+DEADLINE = datetime(2030, 2, 8, 23, 59, 59, tzinfo=UTC)
+
+
+def make_challenge(**fields) -> Challenge:
+    values = {
+        "slug": "demo",
+        "title": "Demo challenge",
+        "start": START,
+        "test_start": TEST_START,
+        "deadline": DEADLINE,
+    }
+    values.update(fields)
+    return Challenge.objects.create(**values)
+
+
+def dataset_files(name: str, *, task: str, sizes=(6, 4, 5), dim=3, seed=0) -> dict[str, bytes]:
+    """The six files of a dataset as bytes: ``{NAME_split_kind.txt: content}``."""
+    rng = np.random.default_rng(seed)
+    files = {}
+    for split, rows in zip(("train", "val", "test"), sizes, strict=True):
+        inputs = rng.normal(size=(rows, dim))
+        if task == "classification":
+            targets = np.where(rng.random(rows) < 0.5, 1, -1)
+            target_lines = [f"{int(t)}" for t in targets]
+        else:
+            target_lines = [f"{t:.6g}" for t in rng.normal(size=rows)]
+        files[f"{name}_{split}_inputs.txt"] = "".join(
+            " ".join(f"{x:.6g}" for x in row) + "\n" for row in inputs
+        ).encode()
+        files[f"{name}_{split}_targets.txt"] = ("\n".join(target_lines) + "\n").encode()
+    return files
+
+
+def make_dataset(
+    challenge: Challenge, name="gaze", *, task="regression", now=START, **options
+) -> Dataset:
+    """A dataset with all six files stored through the same services the admin uses."""
+    sizes, dim, seed = (
+        options.pop("sizes", (6, 4, 5)),
+        options.pop("dim", 3),
+        options.pop("seed", 0),
+    )
+    dataset = Dataset.objects.create(challenge=challenge, name=name, task=task, **options)
+    files = dataset_files(name, task=task, sizes=sizes, dim=dim, seed=seed)
+    checked = check_files(
+        name=name,
+        task=task,
+        uploads=[(filename, data, filename) for filename, data in files.items()],
+    )
+    save_files(dataset, checked, now=now)
+    dataset.refresh_from_db()
+    return dataset
+
+
+def write_challenge_folder(folder: Path, toml: str, datasets: dict[str, dict[str, bytes]]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "challenge.toml").write_text(toml)
+    for name, files in datasets.items():
+        (folder / name).mkdir(exist_ok=True)
+        for filename, data in files.items():
+            (folder / name / filename).write_bytes(data)
+    return folder
