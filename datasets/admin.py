@@ -1,0 +1,50 @@
+from django.contrib import admin, messages
+from django.utils import timezone
+
+from .forms import DatasetUploadForm
+from .models import Dataset, DatasetFile
+from .services import delete_file, save_files
+
+
+class DatasetFileInline(admin.TabularInline):
+    model = DatasetFile
+    extra = 0
+    max_num = 0  # files arrive through the upload field, checked by the scoring parser
+    fields = ("filename", "storage_alias", "rows", "columns", "size", "sha256", "uploaded")
+    readonly_fields = fields
+    verbose_name_plural = "Stored files (tick Delete to remove one)"
+
+
+@admin.register(Dataset)
+class DatasetAdmin(admin.ModelAdmin):
+    form = DatasetUploadForm
+    list_display = (
+        "name",
+        "challenge",
+        "task",
+        "input_dim",
+        "n_train",
+        "n_val",
+        "n_test",
+        "ranking_loss",
+    )
+    list_filter = ("challenge", "task")
+    list_select_related = ("challenge",)
+    search_fields = ("name", "challenge__slug", "challenge__title")
+    readonly_fields = ("input_dim", "n_train", "n_val", "n_test")
+    inlines = [DatasetFileInline]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        changed = save_files(obj, form.checked_files, now=timezone.now())
+        if changed:
+            names = ", ".join(c.filename for c in changed)
+            self.message_user(request, f"Stored {names}.", messages.SUCCESS)
+
+    def save_formset(self, request, form, formset, change):
+        if formset.model is not DatasetFile:
+            return super().save_formset(request, form, formset, change)
+        formset.save(commit=False)
+        for datafile in formset.deleted_objects:
+            delete_file(datafile)
+            self.message_user(request, f"Deleted {datafile.filename}.", messages.SUCCESS)

@@ -1,0 +1,62 @@
+"""A dataset's released files as one zip, streamed as it is built."""
+
+import hashlib
+import zipfile
+from collections.abc import Iterable, Iterator
+from functools import partial
+
+from django.core.files.storage import storages
+
+from .models import DatasetFile
+
+CHUNK = 256 * 1024
+
+
+class _Sink:
+    """A write-only, unseekable file that hands its bytes to the response as they come."""
+
+    def __init__(self):
+        self._chunks: list[bytes] = []
+
+    def write(self, data) -> int:
+        self._chunks.append(bytes(data))
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+    def drain(self) -> bytes:
+        data = b"".join(self._chunks)
+        self._chunks.clear()
+        return data
+
+
+def archive_etag(files: Iterable[DatasetFile]) -> str:
+    """Names and content hashes determine the archive's bytes, so they make its ETag."""
+    digest = hashlib.sha256()
+    for datafile in files:
+        digest.update(
+            f"{datafile.filename}\0{datafile.sha256}\0{datafile.uploaded.isoformat()}\n".encode()
+        )
+    return digest.hexdigest()[:32]
+
+
+def iter_archive(files: Iterable[DatasetFile], *, folder: str) -> Iterator[bytes]:
+    """Zip ``files`` into ``folder/`` inside the archive, yielding it chunk by chunk."""
+    sink = _Sink()
+    with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for datafile in files:
+            info = zipfile.ZipInfo(
+                f"{folder}/{datafile.filename}", date_time=datafile.uploaded.timetuple()[:6]
+            )
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.file_size = datafile.size
+            with (
+                storages[datafile.storage_alias].open(datafile.path, "rb") as source,
+                archive.open(info, "w") as target,
+            ):
+                for chunk in iter(partial(source.read, CHUNK), b""):
+                    target.write(chunk)
+                    if data := sink.drain():
+                        yield data
+    yield sink.drain()  # the central directory, written on close

@@ -1,0 +1,80 @@
+from django import forms
+
+from .models import Dataset
+from .services import DatasetFilesError, check_files, check_ranking_loss, check_stored_targets
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        files = data if isinstance(data, list | tuple) else [data] if data else []
+        return [super(MultipleFileField, self).clean(f, initial) for f in files]
+
+
+class DatasetForm(forms.ModelForm):
+    """Dataset settings, checked like challenge.toml is on import."""
+
+    class Meta:
+        model = Dataset
+        fields = [
+            "challenge",
+            "name",
+            "task",
+            "description",
+            "position",
+            "log_base",
+            "allow_samples",
+            "min_quantile_gap",
+            "nmse_normaliser",
+            "ranking_loss",
+        ]
+
+    def clean(self):
+        cleaned = super().clean()
+        task = cleaned.get("task")
+        if task:
+            message = check_ranking_loss(task=task, ranking_loss=cleaned.get("ranking_loss", ""))
+            if message:
+                self.add_error("ranking_loss", message)
+        if task and self.instance.pk and "task" in self.changed_data:
+            try:
+                check_stored_targets(self.instance, task=task)
+            except DatasetFilesError as error:
+                self.add_error(
+                    "task", [f"The stored targets do not fit a {task} dataset:", *error.problems]
+                )
+        return cleaned
+
+
+class DatasetUploadForm(DatasetForm):
+    upload = MultipleFileField(
+        required=False,
+        label="Upload files",
+        help_text="Any of NAME_train_inputs.txt, NAME_train_targets.txt, NAME_val_inputs.txt, "
+        "NAME_val_targets.txt, NAME_test_inputs.txt, NAME_test_targets.txt; they replace "
+        "the stored file of the same name.",
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        self.checked_files = []
+        uploads = [(f.name, f, f.name) for f in cleaned.get("upload", [])]
+        name, task = cleaned.get("name"), cleaned.get("task")
+        if uploads and name and task and not self.errors:
+            existing = list(self.instance.files.all()) if self.instance.pk else []
+            replaced = {f.name for f in cleaned["upload"]}
+            kept = [f for f in existing if f.filename not in replaced]
+            try:
+                self.checked_files = check_files(
+                    name=name, task=task, uploads=uploads, existing=kept
+                )
+            except DatasetFilesError as error:
+                self.add_error("upload", error.problems)
+        return cleaned

@@ -1,0 +1,256 @@
+"""Load a challenge folder: ``challenge.toml`` plus one subfolder of files per dataset.
+
+Importing the same folder again updates the challenge in place; a file is stored
+again only when its sha256 changed. Every problem names the file and the key (or
+line) and says what was expected; nothing is written unless the whole folder is valid.
+"""
+
+import hashlib
+import math
+import tomllib
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from challenge_site.challenges.models import Challenge
+
+from .models import Dataset
+from .services import (
+    PARTS,
+    CheckedFile,
+    DatasetFilesError,
+    check_files,
+    check_ranking_loss,
+    expected_filename,
+    save_files,
+)
+
+REQUIRED = object()
+LIMIT = "limit"  # a positive integer, or "unlimited" (stored as no limit)
+UNLIMITED = "unlimited"
+
+
+class ImportProblems(Exception):
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+@dataclass(frozen=True)
+class Key:
+    kind: type | str
+    default: object = REQUIRED
+
+
+CHALLENGE_KEYS = {
+    "slug": Key(str),
+    "title": Key(str),
+    "description": Key(str, ""),
+    "start": Key(datetime),
+    "test_start": Key(datetime),
+    "deadline": Key(datetime),
+    "results_published": Key(bool, False),
+    "val_daily_limit": Key(LIMIT, None),
+    "test_daily_limit": Key(LIMIT, 5),
+    "test_total_limit": Key(LIMIT, None),
+    "test_inputs_release": Key(str, "test_start"),
+    "test_targets_release": Key(str, "never"),
+}
+DATASET_KEYS = {
+    "task": Key(str),
+    "description": Key(str, ""),
+    "log_base": Key(float, math.e),
+    "allow_samples": Key(bool, True),
+    "min_quantile_gap": Key(float, 0.0),
+    "nmse_normaliser": Key(str, "evaluated"),
+    "ranking_loss": Key(str, ""),
+}
+EXPECTED = {
+    str: "a string",
+    bool: "true or false",
+    float: "a number",
+    datetime: "a date-time with a time zone, e.g. 2004-11-10T00:00:00Z",
+    LIMIT: 'a positive integer or "unlimited"',
+}
+
+
+def _convert(value, kind):
+    """The value as ``kind``, or None if it is not one (TOML already typed it)."""
+    if kind == LIMIT:
+        if value == UNLIMITED:
+            return UNLIMITED
+        return value if type(value) is int and value >= 1 else None
+    if kind is float:
+        return float(value) if type(value) in (int, float) and math.isfinite(value) else None
+    if kind is datetime:
+        return value if isinstance(value, datetime) and value.tzinfo is not None else None
+    return value if type(value) is kind else None
+
+
+def _read_table(table: dict, keys: dict[str, Key], where: str) -> tuple[dict, list[str]]:
+    values, problems = {}, []
+    for name in table.keys() - keys.keys():
+        if name != "datasets":
+            allowed = ", ".join(keys)
+            problems.append(f"{where}: unknown key {name!r}; expected one of {allowed}")
+    for name, key in keys.items():
+        if name not in table:
+            if key.default is REQUIRED:
+                problems.append(f"{where}: key {name!r} is missing")
+            else:
+                values[name] = key.default
+            continue
+        value = _convert(table[name], key.kind)
+        if value is None:
+            problems.append(
+                f"{where}: key {name!r}: expected {EXPECTED[key.kind]}, found {table[name]!r}"
+            )
+        else:
+            values[name] = None if value == UNLIMITED else value
+    return values, problems
+
+
+def _model_problems(instance, where: str, exclude: list[str]) -> list[str]:
+    try:
+        instance.full_clean(exclude=exclude)
+    except ValidationError as error:
+        return [
+            f"{where}: " + (f"key {name!r}: " if name != "__all__" else "") + message
+            for name, messages in error.message_dict.items()
+            for message in messages
+        ]
+    return []
+
+
+@dataclass
+class DatasetPlan:
+    dataset: Dataset
+    checked: list[CheckedFile] = field(default_factory=list)
+
+
+def _plan_dataset(
+    challenge: Challenge, name: str, table, folder: Path, where: str
+) -> tuple[DatasetPlan | None, list[str]]:
+    if not isinstance(table, dict):
+        return None, [f"{where}: expected a table, found {table!r}"]
+    values, problems = _read_table(table, DATASET_KEYS, where)
+    if problems:
+        return None, problems
+    existing = None
+    if challenge.pk:
+        existing = Dataset.objects.filter(challenge=challenge, name=name).first()
+    dataset = existing or Dataset(challenge=challenge, name=name)
+    old_task = dataset.task if existing else None
+    for key, value in values.items():
+        setattr(dataset, key, value)
+    problems = _model_problems(dataset, where, exclude=["challenge"])
+    if (
+        message := check_ranking_loss(task=dataset.task, ranking_loss=dataset.ranking_loss)
+    ) is not None:
+        problems.append(f"{where}: key 'ranking_loss': {message}")
+    if problems:
+        return None, problems
+
+    directory = folder / name
+    if not directory.is_dir():
+        return None, [f"{directory}/: missing folder with the files of [datasets.{name}]"]
+    ordered = [expected_filename(name, split, kind) for split, kind in PARTS]
+    expected = set(ordered)
+    present = {p.name for p in directory.iterdir() if not p.name.startswith(".")}
+    problems = [f"{directory / f}: missing file" for f in sorted(expected - present)]
+    problems += [
+        f"{directory / f}: unexpected file; expected only {', '.join(sorted(expected))}"
+        for f in sorted(present - expected)
+    ]
+    if problems:
+        return None, problems
+
+    stored = {f.filename: f for f in existing.files.all()} if existing else {}
+    uploads, kept = [], []
+    for filename in ordered:
+        path = directory / filename
+        old = stored.get(filename)
+        if old is not None and old_task == dataset.task and old.sha256 == _sha256(path):
+            kept.append(old)
+        else:
+            uploads.append((filename, path, str(path)))
+    try:
+        checked = check_files(name=name, task=dataset.task, uploads=uploads, existing=kept)
+    except DatasetFilesError as error:
+        return None, error.problems
+    return DatasetPlan(dataset, checked), []
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(partial(handle.read, 1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def read_config(folder: Path) -> dict:
+    config_path = folder / "challenge.toml"
+    if not config_path.is_file():
+        raise ImportProblems([f"{config_path}: missing file"])
+    try:
+        with open(config_path, "rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ImportProblems([f"{config_path}: not valid TOML: {error}"]) from None
+    except UnicodeDecodeError as error:
+        raise ImportProblems([f"{config_path}: not UTF-8 text: {error}"]) from None
+
+
+def import_challenge(folder: Path, *, now: datetime | None = None) -> list[str]:
+    """Create or update the challenge in ``folder``; returns a summary, one line per change."""
+    now = now or timezone.now()
+    folder = Path(folder)
+    config = read_config(folder)
+    where = str(folder / "challenge.toml")
+    values, problems = _read_table(config, CHALLENGE_KEYS, where)
+    if problems:
+        raise ImportProblems(problems)
+    challenge = Challenge.objects.filter(slug=values["slug"]).first() or Challenge()
+    created = challenge.pk is None
+    for key, value in values.items():
+        setattr(challenge, key, value)
+    problems = _model_problems(challenge, where, exclude=[])
+
+    tables = config.get("datasets")
+    if not isinstance(tables, dict) or not tables:
+        raise ImportProblems(problems + [f"{where}: expected at least one [datasets.NAME] table"])
+    plans = []
+    for name, table in tables.items():
+        plan, dataset_problems = _plan_dataset(
+            challenge, name, table, folder, f"{where}: [datasets.{name}]"
+        )
+        problems += dataset_problems
+        plans.append(plan)
+    known = set(tables)
+    for child in sorted(folder.iterdir()):
+        if child.is_dir() and not child.name.startswith(".") and child.name not in known:
+            problems.append(f"{child}/: folder has no [datasets.{child.name}] table in {where}")
+    if problems:
+        raise ImportProblems(problems)
+
+    summary = [f"{'Created' if created else 'Updated'} challenge {challenge.slug!r}"]
+    with transaction.atomic():
+        challenge.save()
+        for position, plan in enumerate(plans):
+            plan.dataset.challenge = challenge
+            plan.dataset.position = position
+            plan.dataset.save()
+            changed = save_files(plan.dataset, plan.checked, now=now)
+            names = ", ".join(c.filename for c in changed) or "no file changed"
+            summary.append(f"  dataset {plan.dataset.name}: {names}")
+    for name in challenge.datasets.exclude(name__in=known).values_list("name", flat=True):
+        summary.append(
+            f"  dataset {name}: not in challenge.toml, left unchanged (delete it in the admin)"
+        )
+    return summary

@@ -1,0 +1,132 @@
+import math
+
+from django.core.validators import MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Q
+
+from challenge_site.challenges.models import Challenge
+
+DATASET_NAME_VALIDATOR = RegexValidator(
+    r"^[a-z][a-z0-9-]*\Z",
+    "Use lower-case letters, digits and hyphens, starting with a letter (e.g. 'gaze').",
+)
+
+
+class Task(models.TextChoices):
+    CLASSIFICATION = "classification", "Classification"
+    REGRESSION = "regression", "Regression"
+
+
+class NmseNormaliser(models.TextChoices):
+    EVALUATED = "evaluated", "Variance of the evaluated split's targets"
+    TRAINING = "training", "Variance of the training targets"
+
+
+class Split(models.TextChoices):
+    TRAIN = "train", "Training"
+    VAL = "val", "Validation"
+    TEST = "test", "Test"
+
+
+class Kind(models.TextChoices):
+    INPUTS = "inputs", "Inputs"
+    TARGETS = "targets", "Targets"
+
+
+class StorageAlias(models.TextChoices):
+    DEFAULT = "default", "Default storage"
+    PRIVATE = "private", "Private storage (never URL-served)"
+
+
+DEFAULT_RANKING_LOSS = {Task.CLASSIFICATION: "nlp", Task.REGRESSION: "nlpd"}
+
+
+class Dataset(models.Model):
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="datasets")
+    name = models.CharField(max_length=40, validators=[DATASET_NAME_VALIDATOR])
+    task = models.CharField(max_length=16, choices=Task)
+    description = models.TextField(blank=True)
+    position = models.PositiveSmallIntegerField(default=0, help_text="Order on the challenge page.")
+
+    # Read from the files whenever they change (datasets.services.refresh_shape).
+    input_dim = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    n_train = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    n_val = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    n_test = models.PositiveIntegerField(null=True, blank=True, editable=False)
+
+    # Scoring options, passed to the scoring package.
+    log_base = models.FloatField(
+        default=math.e, help_text="Base of the logarithm in nlp/nlpd (e = nats, 10 as in 2004)."
+    )
+    allow_samples = models.BooleanField(
+        default=True, help_text="Regression predictions may use sample rows ('2 s1 … sK')."
+    )
+    min_quantile_gap = models.FloatField(
+        default=0.0,
+        validators=[MinValueValidator(0.0)],
+        help_text="Minimum distance between consecutive quantiles in '0 a1 q1 …' rows.",
+    )
+    nmse_normaliser = models.CharField(
+        max_length=16, choices=NmseNormaliser, default=NmseNormaliser.EVALUATED
+    )
+    ranking_loss = models.CharField(
+        max_length=16,
+        blank=True,
+        help_text="Loss that ranks submissions; empty = nlp (classification) or nlpd (regression).",
+    )
+
+    class Meta:
+        ordering = ["position", "name"]
+        constraints = [
+            # Also the index behind the dataset page and zip lookups by (challenge, name).
+            models.UniqueConstraint(fields=["challenge", "name"], name="dataset_unique_name"),
+            models.CheckConstraint(
+                condition=Q(log_base__gt=0) & ~Q(log_base=1),
+                name="dataset_log_base_valid",
+                violation_error_message="log_base must be a positive number other than 1.",
+            ),
+            models.CheckConstraint(
+                condition=Q(min_quantile_gap__gte=0),
+                name="dataset_min_quantile_gap_nonnegative",
+                violation_error_message="min_quantile_gap must be 0 or more.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.challenge.slug}/{self.name}"
+
+    @property
+    def log_base_label(self) -> str:
+        return "e" if math.isclose(self.log_base, math.e) else f"{self.log_base:g}"
+
+    @property
+    def effective_ranking_loss(self) -> str:
+        return self.ranking_loss or DEFAULT_RANKING_LOSS[self.task]
+
+
+class DatasetFile(models.Model):
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="files")
+    split = models.CharField(max_length=8, choices=Split)
+    kind = models.CharField(max_length=8, choices=Kind)
+    storage_alias = models.CharField(max_length=16, choices=StorageAlias)
+    path = models.CharField(max_length=255, help_text="Name of the file in its storage.")
+    size = models.PositiveBigIntegerField(help_text="Bytes.")
+    rows = models.PositiveIntegerField()
+    columns = models.PositiveIntegerField(help_text="Numbers per row (1 for targets).")
+    sha256 = models.CharField(max_length=64)
+    uploaded = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            # Also the index behind fetching a dataset's files (the dataset page, the zip).
+            models.UniqueConstraint(
+                fields=["dataset", "split", "kind"], name="datasetfile_unique_split_kind"
+            ),
+        ]
+
+    def __str__(self):
+        return self.filename
+
+    @property
+    def filename(self) -> str:
+        return f"{self.dataset.name}_{self.split}_{self.kind}.txt"

@@ -1,0 +1,379 @@
+"""Dataset files: checking, storing, releasing by the challenge clock."""
+
+import hashlib
+import io
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from django.core.files import File
+from django.core.files.storage import storages
+from django.db import transaction
+from django.db.models import QuerySet
+
+import scoring
+from challenge_site.challenges.models import Challenge, Phase, TestInputsRelease, TestTargetsRelease
+from challenge_site.challenges.services import current_phase
+
+from .models import Dataset, DatasetFile, Kind, Split, StorageAlias
+from .signals import dataset_files_changed
+
+FILENAME_RE = re.compile(
+    r"^(?P<name>[a-z][a-z0-9-]*)_(?P<split>train|val|test)_(?P<kind>inputs|targets)\.txt$"
+)
+SPLITS = [Split.TRAIN, Split.VAL, Split.TEST]
+PARTS = [(split, kind) for split in SPLITS for kind in (Kind.INPUTS, Kind.TARGETS)]
+# Released from the start whatever the settings, so they may live in the default storage.
+ALWAYS_RELEASED = {
+    (Split.TRAIN, Kind.INPUTS),
+    (Split.TRAIN, Kind.TARGETS),
+    (Split.VAL, Kind.INPUTS),
+}
+
+
+class DatasetFilesError(Exception):
+    """Files that cannot be accepted; ``problems`` are lines like ``PATH:LINE: message``."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+@dataclass(frozen=True)
+class CheckedFile:
+    """A file that passed the scoring parser; ``source``: bytes, a path or a binary file object."""
+
+    split: Split
+    kind: Kind
+    filename: str
+    source: Any
+    rows: int
+    columns: int
+    size: int
+    sha256: str
+
+    def open(self):
+        return open_source(self.source)
+
+
+@contextmanager
+def open_source(source):
+    """A binary handle on bytes, a path or a (rewound) file object; only paths get closed."""
+    if isinstance(source, bytes):
+        yield io.BytesIO(source)
+    elif isinstance(source, str | Path):
+        with open(source, "rb") as handle:
+            yield handle
+    else:
+        source.seek(0)
+        yield source
+
+
+def expected_filename(name: str, split: str, kind: str) -> str:
+    return f"{name}_{split}_{kind}.txt"
+
+
+def sort_key(part: tuple[str, str]) -> int:
+    """Display order: train, val, test; inputs before targets."""
+    return PARTS.index(part)
+
+
+def storage_alias_for(*, split: str, kind: str) -> StorageAlias:
+    """Anything not released from the start lives where no URL reaches."""
+    return StorageAlias.DEFAULT if (split, kind) in ALWAYS_RELEASED else StorageAlias.PRIVATE
+
+
+# --- Release by the clock ------------------------------------------------------
+
+
+def released_parts(challenge: Challenge, *, now: datetime) -> set[tuple[Split, Kind]]:
+    """The (split, kind) pairs a participant may download at ``now``."""
+    phase = current_phase(challenge, now=now)
+    if phase == Phase.UPCOMING:
+        return set()
+    parts = set(ALWAYS_RELEASED)
+    if phase in (Phase.TEST, Phase.POST):
+        parts.add((Split.VAL, Kind.TARGETS))
+    if (
+        phase in (Phase.TEST, Phase.POST)
+        or challenge.test_inputs_release == TestInputsRelease.AT_START
+    ):
+        parts.add((Split.TEST, Kind.INPUTS))
+    if (
+        phase == Phase.POST
+        and challenge.results_published
+        and challenge.test_targets_release == TestTargetsRelease.AFTER_PUBLICATION
+    ):
+        parts.add((Split.TEST, Kind.TARGETS))
+    return parts
+
+
+def released_files(dataset: Dataset, *, now: datetime) -> list[DatasetFile]:
+    """The dataset's stored files released at ``now``, in display order."""
+    parts = released_parts(dataset.challenge, now=now)
+    files = [f for f in dataset.files.all() if (f.split, f.kind) in parts]
+    return sorted(files, key=lambda f: sort_key((f.split, f.kind)))
+
+
+@dataclass(frozen=True)
+class PartStatus:
+    """One of a dataset's six files as a participant sees it."""
+
+    split: Split
+    kind: Kind
+    filename: str
+    file: DatasetFile | None
+    released: bool
+    release_rule: str
+    release_date: datetime | None
+
+
+def release_rule(challenge: Challenge, *, split: str, kind: str) -> tuple[str, datetime | None]:
+    """When (split, kind) is released, in words and as a date if it has one."""
+    if (split, kind) in ALWAYS_RELEASED:
+        return "when the challenge opens", challenge.start
+    if (split, kind) == (Split.VAL, Kind.TARGETS):
+        return "when the test phase begins", challenge.test_start
+    if kind == Kind.INPUTS:
+        if challenge.test_inputs_release == TestInputsRelease.AT_START:
+            return "when the challenge opens", challenge.start
+        return "when the test phase begins", challenge.test_start
+    if challenge.test_targets_release == TestTargetsRelease.AFTER_PUBLICATION:
+        return "after the deadline, once the results are published", None
+    return "never", None
+
+
+def part_statuses(dataset: Dataset, *, now: datetime) -> list[PartStatus]:
+    released = released_parts(dataset.challenge, now=now)
+    files = {(f.split, f.kind): f for f in dataset.files.all()}
+    return [
+        PartStatus(
+            split,
+            kind,
+            expected_filename(dataset.name, split, kind),
+            files.get((split, kind)),
+            (split, kind) in released,
+            *release_rule(dataset.challenge, split=split, kind=kind),
+        )
+        for split, kind in PARTS
+    ]
+
+
+def visible_datasets(*, user, now: datetime) -> QuerySet[Dataset]:
+    """Datasets of challenges that have started; staff also see upcoming ones."""
+    datasets = Dataset.objects.select_related("challenge")
+    if user.is_staff:
+        return datasets
+    return datasets.filter(challenge__start__lte=now)
+
+
+# --- Checking -----------------------------------------------------------------
+
+
+def _sha256_and_size(source) -> tuple[str, int]:
+    digest = hashlib.sha256()
+    size = 0
+    with open_source(source) as handle:
+        for chunk in iter(partial(handle.read, 1 << 20), b""):
+            digest.update(chunk)
+            size += len(chunk)
+    return digest.hexdigest(), size
+
+
+def parse_filename(filename: str, *, name: str) -> tuple[Split, Kind]:
+    """Split and kind from ``NAME_split_kind.txt``; DatasetFilesError if it is not one."""
+    match = FILENAME_RE.match(filename)
+    if match is None or match["name"] != name:
+        allowed = ", ".join(expected_filename(name, s, k) for s, k in PARTS)
+        raise DatasetFilesError([f"{filename}: unexpected file name; expected one of {allowed}"])
+    return Split(match["split"]), Kind(match["kind"])
+
+
+def check_file(
+    *, name: str, task: str, filename: str, source, display_path: str | None = None
+) -> CheckedFile:
+    """Parse one dataset file with the scoring package; DatasetFilesError lists its problems."""
+    split, kind = parse_filename(filename, name=name)
+    path = display_path or filename
+    with open_source(source) as handle:
+        try:
+            if kind == Kind.INPUTS:
+                array = scoring.read_inputs(handle, path=path)
+            else:
+                array = scoring.read_targets(handle, path=path, task=task)
+        except scoring.ScoringError as error:
+            raise DatasetFilesError(str(error).splitlines()) from None
+    rows = int(array.shape[0])
+    columns = int(array.shape[1]) if array.ndim == 2 else 1
+    sha256, size = _sha256_and_size(source)
+    return CheckedFile(split, kind, filename, source, rows, columns, size, sha256)
+
+
+def cross_check(name: str, parts: dict[tuple[str, str], tuple[int, int]]) -> list[str]:
+    """Rows agree between inputs and targets of a split; one input dimension throughout.
+
+    ``parts`` maps (split, kind) to (rows, columns) for the files the dataset will hold.
+    """
+    problems = []
+    for split in SPLITS:
+        inputs, targets = parts.get((split, Kind.INPUTS)), parts.get((split, Kind.TARGETS))
+        if inputs and targets and inputs[0] != targets[0]:
+            problems.append(
+                f"{expected_filename(name, split, Kind.TARGETS)}: expected {inputs[0]} rows "
+                f"(one per row of {expected_filename(name, split, Kind.INPUTS)}), found {targets[0]}"
+            )
+    dims = [
+        (split, parts[(split, Kind.INPUTS)][1]) for split in SPLITS if (split, Kind.INPUTS) in parts
+    ]
+    for split, dim in dims[1:]:
+        first_split, first_dim = dims[0]
+        if dim != first_dim:
+            problems.append(
+                f"{expected_filename(name, split, Kind.INPUTS)}: expected {first_dim} numbers per row "
+                f"(as in {expected_filename(name, first_split, Kind.INPUTS)}), found {dim}"
+            )
+    return problems
+
+
+def check_files(
+    *, name: str, task: str, uploads: list[tuple[str, Any, str]], existing: list[DatasetFile] = ()
+) -> list[CheckedFile]:
+    """Check new files (filename, source, display path) together with the ones kept.
+
+    Every problem of every file is collected before DatasetFilesError is raised.
+    """
+    problems: list[str] = []
+    checked: list[CheckedFile] = []
+    seen: dict[tuple[str, str], str] = {}
+    for filename, source, display_path in uploads:
+        try:
+            result = check_file(
+                name=name, task=task, filename=filename, source=source, display_path=display_path
+            )
+        except DatasetFilesError as error:
+            problems.extend(error.problems)
+            continue
+        part = (result.split, result.kind)
+        if part in seen:
+            problems.append(f"{display_path}: given twice (also {seen[part]})")
+            continue
+        seen[part] = display_path
+        checked.append(result)
+    if problems:
+        raise DatasetFilesError(problems)
+    parts = {(f.split, f.kind): (f.rows, f.columns) for f in existing}
+    parts.update({(c.split, c.kind): (c.rows, c.columns) for c in checked})
+    problems = cross_check(name, parts)
+    if problems:
+        raise DatasetFilesError(problems)
+    return checked
+
+
+def check_stored_targets(dataset: Dataset, *, task: str) -> None:
+    """Re-read the stored target files as ``task`` (before the task of a dataset changes)."""
+    problems = []
+    for datafile in dataset.files.filter(kind=Kind.TARGETS):
+        with storages[datafile.storage_alias].open(datafile.path, "rb") as handle:
+            try:
+                scoring.read_targets(handle.read(), path=datafile.filename, task=task)
+            except scoring.ScoringError as error:
+                problems.extend(str(error).splitlines())
+    if problems:
+        raise DatasetFilesError(problems)
+
+
+# --- Storing --------------------------------------------------------------------
+
+
+def _storage_name(dataset: Dataset, checked: CheckedFile) -> str:
+    return (
+        f"datasets/{dataset.challenge.slug}/{dataset.name}/{checked.sha256[:16]}/{checked.filename}"
+    )
+
+
+def save_files(dataset: Dataset, checked: list[CheckedFile], *, now: datetime) -> list[CheckedFile]:
+    """Store checked files, replacing those whose content changed; returns what changed.
+
+    Old bytes are deleted and dataset_files_changed is sent once the transaction commits.
+    """
+    existing = {(f.split, f.kind): f for f in dataset.files.all()}
+    changed, written, obsolete = [], [], []
+    try:
+        with transaction.atomic():
+            for item in checked:
+                alias = storage_alias_for(split=item.split, kind=item.kind)
+                old = existing.get((item.split, item.kind))
+                if old is not None and old.sha256 == item.sha256 and old.storage_alias == alias:
+                    continue
+                with item.open() as handle:
+                    path = storages[alias].save(
+                        _storage_name(dataset, item), File(handle, name=item.filename)
+                    )
+                written.append((alias, path))
+                fields = dict(
+                    storage_alias=alias,
+                    path=path,
+                    size=item.size,
+                    rows=item.rows,
+                    columns=item.columns,
+                    sha256=item.sha256,
+                    uploaded=now,
+                )
+                DatasetFile.objects.update_or_create(
+                    dataset=dataset, split=item.split, kind=item.kind, defaults=fields
+                )
+                if old is not None:
+                    obsolete.append((old.storage_alias, old.path))
+                changed.append(item)
+            if changed:
+                refresh_shape(dataset)
+                transaction.on_commit(partial(_delete_stored, obsolete))
+                transaction.on_commit(partial(on_dataset_files_changed, dataset))
+    except BaseException:
+        _delete_stored(written)
+        raise
+    return changed
+
+
+def delete_file(datafile: DatasetFile) -> None:
+    dataset = datafile.dataset
+    with transaction.atomic():
+        datafile.delete()
+        refresh_shape(dataset)
+        transaction.on_commit(partial(_delete_stored, [(datafile.storage_alias, datafile.path)]))
+        transaction.on_commit(partial(on_dataset_files_changed, dataset))
+
+
+def _delete_stored(paths: list[tuple[str, str]]) -> None:
+    for alias, path in paths:
+        storages[alias].delete(path)
+
+
+def refresh_shape(dataset: Dataset) -> None:
+    """Input dimension and split sizes, read from the stored files' rows and columns."""
+    files = {(f.split, f.kind): f for f in dataset.files.all()}
+    inputs = [files[(s, Kind.INPUTS)] for s in SPLITS if (s, Kind.INPUTS) in files]
+    dataset.input_dim = inputs[0].columns if inputs else None
+    for split in SPLITS:
+        source = files.get((split, Kind.INPUTS)) or files.get((split, Kind.TARGETS))
+        setattr(dataset, f"n_{split}", source.rows if source else None)
+    dataset.save(update_fields=["input_dim", "n_train", "n_val", "n_test"])
+
+
+def on_dataset_files_changed(dataset: Dataset) -> None:
+    """Extension point (baseline scoring hooks in here): tell receivers the files changed."""
+    dataset_files_changed.send(sender=Dataset, dataset=dataset)
+
+
+def check_ranking_loss(*, task: str, ranking_loss: str) -> str | None:
+    """None if ``ranking_loss`` (empty = the task's default) ranks ``task``; else why not."""
+    if not ranking_loss:
+        return None
+    names = [loss.name for loss in scoring.losses_for(task)]
+    if ranking_loss not in names:
+        return f"expected one of {', '.join(names)} for a {task} dataset, found {ranking_loss!r}"
+    return None

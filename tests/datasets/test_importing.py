@@ -1,0 +1,266 @@
+import pytest
+from django.core.management import CommandError, call_command
+
+from challenge_site.challenges.models import Challenge
+from datasets.importing import ImportProblems, import_challenge
+from datasets.models import Dataset, DatasetFile
+from tests.factories import dataset_files, write_challenge_folder
+
+TOML = """
+slug = "epuc"
+title = "Evaluating Predictive Uncertainty"
+start = 2004-11-10T00:00:00Z
+test_start = 2004-12-03T00:00:00Z
+deadline = 2004-12-10T23:59:59Z
+results_published = false
+test_daily_limit = 5
+
+[datasets.gaze]
+task = "regression"
+min_quantile_gap = 0.0
+
+[datasets.catalysis]
+task = "classification"
+log_base = 10
+"""
+
+
+@pytest.fixture
+def folder(tmp_path):
+    return write_challenge_folder(
+        tmp_path / "epuc",
+        TOML,
+        {
+            "gaze": dataset_files("gaze", task="regression", sizes=(5, 3, 4), dim=2),
+            "catalysis": dataset_files("catalysis", task="classification", sizes=(6, 2, 3), dim=4),
+        },
+    )
+
+
+def _problems(folder) -> list[str]:
+    with pytest.raises(ImportProblems) as error:
+        import_challenge(folder)
+    return error.value.problems
+
+
+@pytest.mark.django_db
+def test_import_creates_challenge_datasets_and_files(folder):
+    summary = import_challenge(folder)
+    assert summary[0] == "Created challenge 'epuc'"
+    challenge = Challenge.objects.get(slug="epuc")
+    assert challenge.title == "Evaluating Predictive Uncertainty"
+    assert (challenge.test_daily_limit, challenge.val_daily_limit, challenge.results_published) == (
+        5,
+        None,
+        False,
+    )
+    assert challenge.deadline.isoformat() == "2004-12-10T23:59:59+00:00"
+    gaze, catalysis = Dataset.objects.filter(challenge=challenge)  # in file order
+    assert (gaze.name, gaze.task, gaze.input_dim, gaze.n_train, gaze.n_val, gaze.n_test) == (
+        "gaze",
+        "regression",
+        2,
+        5,
+        3,
+        4,
+    )
+    assert gaze.effective_ranking_loss == "nlpd" and catalysis.effective_ranking_loss == "nlp"
+    assert catalysis.log_base == 10.0 and catalysis.input_dim == 4
+    assert DatasetFile.objects.count() == 12
+
+
+@pytest.mark.django_db(transaction=True)
+def test_importing_again_updates_in_place(folder, storage_roots):
+    import_challenge(folder)
+    before = {
+        (f.dataset.name, f.filename): (f.pk, f.path, f.sha256)
+        for f in DatasetFile.objects.select_related("dataset")
+    }
+    summary = import_challenge(folder)
+    assert summary == [
+        "Updated challenge 'epuc'",
+        "  dataset gaze: no file changed",
+        "  dataset catalysis: no file changed",
+    ]
+    after = {
+        (f.dataset.name, f.filename): (f.pk, f.path, f.sha256)
+        for f in DatasetFile.objects.select_related("dataset")
+    }
+    assert after == before
+
+    (folder / "gaze" / "gaze_val_targets.txt").write_bytes(b"1\n2\n3\n")
+    (folder / "challenge.toml").write_text(
+        TOML.replace('title = "Evaluating Predictive Uncertainty"', 'title = "EPUC"').replace(
+            "results_published = false", "results_published = true"
+        )
+    )
+    summary = import_challenge(folder)
+    assert summary[1] == "  dataset gaze: gaze_val_targets.txt"
+    challenge = Challenge.objects.get()
+    assert (challenge.title, challenge.results_published) == ("EPUC", True)
+    assert (
+        Challenge.objects.count() == 1
+        and Dataset.objects.count() == 2
+        and DatasetFile.objects.count() == 12
+    )
+    new = DatasetFile.objects.get(dataset__name="gaze", split="val", kind="targets")
+    old_path = before[("gaze", "gaze_val_targets.txt")][1]
+    assert new.path != old_path
+    assert (storage_roots["private"] / new.path).read_bytes() == b"1\n2\n3\n"
+    assert not (storage_roots["private"] / old_path).exists()
+
+
+@pytest.mark.django_db
+def test_dataset_missing_from_the_toml_is_left_alone_and_reported(folder):
+    import_challenge(folder)
+    (folder / "challenge.toml").write_text(TOML.split("[datasets.catalysis]")[0])
+    import shutil
+
+    shutil.rmtree(folder / "catalysis")
+    summary = import_challenge(folder)
+    assert (
+        summary[-1]
+        == "  dataset catalysis: not in challenge.toml, left unchanged (delete it in the admin)"
+    )
+    assert Dataset.objects.count() == 2
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ('slug = "epuc"\n', "", "challenge.toml: key 'slug' is missing"),
+        (
+            "start = 2004-11-10T00:00:00Z",
+            "start = 2004-11-10",
+            "challenge.toml: key 'start': expected a date-time with a time zone, e.g. 2004-11-10T00:00:00Z, found datetime.date(2004, 11, 10)",
+        ),
+        (
+            "start = 2004-11-10T00:00:00Z",
+            "start = 2004-11-10T00:00:00",
+            "challenge.toml: key 'start': expected a date-time with a time zone",
+        ),
+        (
+            "test_daily_limit = 5",
+            "test_daily_limit = 0",
+            "challenge.toml: key 'test_daily_limit': expected a positive integer or \"unlimited\", found 0",
+        ),
+        (
+            "test_daily_limit = 5",
+            "test_daily_limit = true",
+            "key 'test_daily_limit': expected a positive integer",
+        ),
+        (
+            "results_published = false",
+            'results_published = "no"',
+            "key 'results_published': expected true or false, found 'no'",
+        ),
+        (
+            "results_published = false",
+            "results_publish = false",
+            "challenge.toml: unknown key 'results_publish'; expected one of slug, title",
+        ),
+        ('slug = "epuc"', 'slug = "EPUC 2004"', "challenge.toml: key 'slug': Enter a valid “slug”"),
+        (
+            "deadline = 2004-12-10T23:59:59Z",
+            "deadline = 2004-12-01T00:00:00Z",
+            "challenge.toml: Dates must satisfy start ≤ test start < deadline.",
+        ),
+        (
+            'task = "regression"',
+            'task = "regresion"',
+            "challenge.toml: [datasets.gaze]: key 'task': Value 'regresion' is not a valid choice.",
+        ),
+        (
+            "log_base = 10",
+            "log_base = 1",
+            "challenge.toml: [datasets.catalysis]: log_base must be a positive number other than 1.",
+        ),
+        (
+            "log_base = 10",
+            'log_base = 10\nranking_loss = "nlpd"',
+            "challenge.toml: [datasets.catalysis]: key 'ranking_loss': expected one of nlp, 01l",
+        ),
+        (
+            "min_quantile_gap = 0.0",
+            "min_quantile_gap = -1",
+            "challenge.toml: [datasets.gaze]: key 'min_quantile_gap': Ensure this value is greater than or equal to 0.0.",
+        ),
+        (
+            "min_quantile_gap = 0.0",
+            "min_quantile_gap = nan",
+            "key 'min_quantile_gap': expected a number, found nan",
+        ),
+        (
+            "min_quantile_gap = 0.0",
+            "colour = 1",
+            "challenge.toml: [datasets.gaze]: unknown key 'colour'",
+        ),
+        (
+            "title =",
+            "title == ",
+            "challenge.toml: not valid TOML: Invalid value (at line 3, column 8)",
+        ),
+    ],
+)
+def test_bad_settings_name_file_and_key(folder, old, new, problem):
+    assert old in TOML
+    (folder / "challenge.toml").write_text(TOML.replace(old, new, 1))
+    problems = _problems(folder)
+    assert any(problem in p for p in problems), problems
+    assert all(p.startswith(str(folder)) for p in problems)
+    assert not Challenge.objects.exists()
+
+
+@pytest.mark.django_db
+def test_bad_files_name_path_and_line_and_nothing_is_written(folder, storage_roots):
+    (folder / "catalysis" / "catalysis_train_targets.txt").write_bytes(b"1\n-1\n1\n2\n1\n-1\n")
+    (folder / "gaze" / "gaze_test_inputs.txt").write_bytes(b"1 2\n3 4\n5 6\n")
+    (folder / "gaze" / "notes.txt").write_text("hello")
+    (folder / "gaze" / "gaze_val_inputs.txt").unlink()
+    (folder / "stray").mkdir()
+    problems = _problems(folder)
+    assert problems == [
+        f"{folder}/gaze/gaze_val_inputs.txt: missing file",
+        f"{folder}/gaze/notes.txt: unexpected file; expected only gaze_test_inputs.txt, gaze_test_targets.txt, "
+        "gaze_train_inputs.txt, gaze_train_targets.txt, gaze_val_inputs.txt, gaze_val_targets.txt",
+        f"{folder}/catalysis/catalysis_train_targets.txt:4: expected a class label of +1 or -1, found 2",
+        f"{folder}/stray/: folder has no [datasets.stray] table in {folder}/challenge.toml",
+    ]
+    assert not Challenge.objects.exists()
+    assert not any(storage_roots["default"].rglob("*.txt")) and not any(
+        storage_roots["private"].rglob("*.txt")
+    )
+
+
+@pytest.mark.django_db
+def test_rows_must_agree_across_a_split(folder):
+    (folder / "gaze" / "gaze_test_targets.txt").write_bytes(b"1\n2\n3\n")
+    assert _problems(folder) == [
+        "gaze_test_targets.txt: expected 4 rows (one per row of gaze_test_inputs.txt), found 3"
+    ]
+
+
+@pytest.mark.django_db
+def test_changing_the_task_rechecks_unchanged_targets(folder):
+    import_challenge(folder)
+    (folder / "challenge.toml").write_text(
+        TOML.replace('task = "regression"', 'task = "classification"')
+    )
+    problems = _problems(folder)
+    assert problems[0].startswith(
+        f"{folder}/gaze/gaze_train_targets.txt:1: expected a class label of +1 or -1"
+    )
+
+
+@pytest.mark.django_db
+def test_command_prints_summary_and_fails_loudly(folder, capsys):
+    call_command("import_challenge", str(folder))
+    assert "Created challenge 'epuc'" in capsys.readouterr().out
+    (folder / "challenge.toml").write_text("slug = 3")
+    with pytest.raises(CommandError, match="key 'slug': expected a string, found 3"):
+        call_command("import_challenge", str(folder))
+    with pytest.raises(CommandError, match="not a folder"):
+        call_command("import_challenge", str(folder / "nope"))
+    with pytest.raises(CommandError, match="challenge.toml: missing file"):
+        call_command("import_challenge", str(folder / "gaze"))

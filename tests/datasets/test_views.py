@@ -1,0 +1,152 @@
+import io
+import zipfile
+from datetime import UTC, datetime
+
+import pytest
+import time_machine
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from tests.factories import make_dataset
+from tests.pages import page_text
+
+BEFORE_START = datetime(2030, 1, 9, tzinfo=UTC)
+VALIDATION = datetime(2030, 1, 20, tzinfo=UTC)
+TEST_PHASE = datetime(2030, 2, 3, tzinfo=UTC)
+AFTER = datetime(2030, 3, 1, tzinfo=UTC)
+
+
+def _zip_names(response) -> list[str]:
+    data = b"".join(response.streaming_content)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert archive.testzip() is None
+        return archive.namelist()
+
+
+def _download(client, name="gaze"):
+    return client.get(reverse("dataset_zip", args=["demo", name]))
+
+
+@pytest.mark.parametrize(
+    ("when", "settings_", "expected"),
+    [
+        (VALIDATION, {}, ["train_inputs", "train_targets", "val_inputs"]),
+        (
+            VALIDATION,
+            {"test_inputs_release": "start"},
+            ["train_inputs", "train_targets", "val_inputs", "test_inputs"],
+        ),
+        (
+            TEST_PHASE,
+            {},
+            ["train_inputs", "train_targets", "val_inputs", "val_targets", "test_inputs"],
+        ),
+        (
+            AFTER,
+            {"results_published": True},
+            ["train_inputs", "train_targets", "val_inputs", "val_targets", "test_inputs"],
+        ),
+        (
+            AFTER,
+            {"results_published": True, "test_targets_release": "after_publication"},
+            [
+                "train_inputs",
+                "train_targets",
+                "val_inputs",
+                "val_targets",
+                "test_inputs",
+                "test_targets",
+            ],
+        ),
+    ],
+)
+def test_zip_holds_exactly_what_the_phase_releases(client, challenge, when, settings_, expected):
+    for field, value in settings_.items():
+        setattr(challenge, field, value)
+    challenge.save()
+    make_dataset(challenge, "gaze")
+    with time_machine.travel(when, tick=False):
+        response = _download(client)
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/zip"
+    assert response["Content-Disposition"] == 'attachment; filename="gaze.zip"'
+    assert _zip_names(response) == [f"gaze/gaze_{part}.txt" for part in expected]
+
+
+def test_zip_members_are_the_stored_bytes(client, challenge, storage_roots):
+    dataset = make_dataset(challenge, "gaze")
+    with time_machine.travel(VALIDATION, tick=False):
+        data = b"".join(_download(client).streaming_content)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for datafile in dataset.files.filter(split="train"):
+            stored = (storage_roots[datafile.storage_alias] / datafile.path).read_bytes()
+            assert archive.read(f"gaze/{datafile.filename}") == stored
+
+
+@time_machine.travel(BEFORE_START, tick=False)
+def test_nothing_downloads_before_start_not_even_for_staff(client, challenge):
+    make_dataset(challenge, "gaze")
+    assert _download(client).status_code == 404
+    assert client.get(reverse("dataset_detail", args=["demo", "gaze"])).status_code == 404
+    staff = User.objects.create_user("org", password="pw", is_staff=True)
+    client.force_login(staff)
+    assert _download(client).status_code == 404
+    page = client.get(reverse("dataset_detail", args=["demo", "gaze"]))
+    assert page.status_code == 200
+    assert "Nothing can be downloaded yet" in page_text(page)
+
+
+@time_machine.travel(VALIDATION, tick=False)
+def test_etag_answers_repeat_downloads_with_304(client, challenge):
+    make_dataset(challenge, "gaze")
+    first = _download(client)
+    etag = first["ETag"]
+    assert first["Cache-Control"] == "private, no-cache"
+    again = client.get(
+        reverse("dataset_zip", args=["demo", "gaze"]), headers={"if-none-match": etag}
+    )
+    assert again.status_code == 304
+    # When the test phase releases more files, the ETag changes.
+    with time_machine.travel(TEST_PHASE, tick=False):
+        later = client.get(
+            reverse("dataset_zip", args=["demo", "gaze"]), headers={"if-none-match": etag}
+        )
+    assert later.status_code == 200 and later["ETag"] != etag
+
+
+@time_machine.travel(VALIDATION, tick=False)
+def test_dataset_page_shows_sizes_rows_and_release_dates(
+    client, challenge, django_assert_num_queries
+):
+    dataset = make_dataset(
+        challenge, "gaze", sizes=(6, 4, 5), dim=3, min_quantile_gap=0.5, allow_samples=False
+    )
+    train_inputs = dataset.files.get(split="train", kind="inputs")
+    with django_assert_num_queries(2):
+        response = client.get(reverse("dataset_detail", args=["demo", "gaze"]))
+    text = page_text(response)
+    assert "Download gaze.zip" in text
+    assert f"gaze_train_inputs.txt 6 3 {train_inputs.size} bytes available" in text
+    assert (
+        "gaze_val_targets.txt 4 1" in text
+        and "from 1 Feb 2030, 00:00 UTC (when the test phase begins)" in text
+    )
+    assert "gaze_test_targets.txt 5 1" in text and text.rstrip().count(" never ") == 1
+    assert (
+        "Minimum gap between quantiles 0.5" in text
+        and "Sample rows ( 2 s1 … sK ) not allowed" in text
+    )
+
+
+@time_machine.travel(VALIDATION, tick=False)
+def test_unknown_dataset_is_404(client, challenge):
+    assert client.get(reverse("dataset_detail", args=["demo", "nope"])).status_code == 404
+    assert client.get(reverse("dataset_zip", args=["other", "gaze"])).status_code == 404
+
+
+@time_machine.travel(AFTER, tick=False)
+def test_no_url_serves_stored_files(client, challenge, storage_roots):
+    dataset = make_dataset(challenge, "gaze")
+    for datafile in dataset.files.all():
+        assert client.get(f"/media/{datafile.path}").status_code == 404
+        assert client.get(f"/{datafile.path}").status_code == 404
