@@ -1,0 +1,56 @@
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+from rest_framework.decorators import api_view
+from rest_framework.response import Response
+
+from .forms import ProfileForm, SignUpForm
+from .services import existing_token, profile_for, regenerate_token
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request):
+    if request.user.is_authenticated:
+        return redirect("profile")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.get_username()}: your account is ready.")
+        return redirect("home")
+    return render(request, "accounts/signup.html", {"form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def profile(request):
+    form = ProfileForm(request.POST or None, instance=profile_for(request.user))
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Profile saved.")
+        return redirect("profile")
+    context = {"form": form, "token": existing_token(request.user)}
+    return render(request, "accounts/profile.html", context)
+
+
+@login_required
+@require_POST
+def token_regenerate(request):
+    regenerate_token(request.user)
+    messages.success(request, "New API token created; the previous one no longer works.")
+    return redirect("profile")
+
+
+@api_view(["GET"])
+def api_me(request):
+    """Who the request authenticates as: lets participants test their API token."""
+    profile = profile_for(request.user)
+    return Response(
+        {
+            "username": request.user.get_username(),
+            "display_name": profile.display_name,
+            "affiliation": profile.affiliation,
+        }
+    )
