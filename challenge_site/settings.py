@@ -287,4 +287,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # Replaces Django's default "django" logger, which would print everything twice.
+    "loggers": {"django": {"handlers": ["console"], "level": "INFO", "propagate": False}},
 }

@@ -1,3 +1,6 @@
+import re
+from pathlib import Path
+
 import pytest
 from django.core.management import CommandError, call_command
 
@@ -264,3 +267,20 @@ def test_command_prints_summary_and_fails_loudly(folder, capsys):
         call_command("import_challenge", str(folder / "nope"))
     with pytest.raises(CommandError, match="challenge.toml: missing file"):
         call_command("import_challenge", str(folder / "gaze"))
+
+
+@pytest.mark.django_db
+def test_the_readme_example_imports(tmp_path):
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    toml = re.search(r"```toml\n(.*?)```", readme, re.S).group(1)
+    folder = write_challenge_folder(
+        tmp_path / "epuc", toml, {"gaze": dataset_files("gaze", task="regression")}
+    )
+    import_challenge(folder)
+    challenge = Challenge.objects.get(slug="epuc")
+    assert (challenge.val_daily_limit, challenge.test_daily_limit, challenge.test_total_limit) == (
+        None,
+        5,
+        None,
+    )
+    assert challenge.datasets.get().effective_ranking_loss == "nlpd"

@@ -1,0 +1,24 @@
+# The site's image: gunicorn (web) and celery (worker) run from it; see docker-compose.yml.
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    VAR_DIR=/data
+
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install -r requirements.txt
+
+COPY . .
+# Static files are collected at build time; the key and host are placeholders for this step only.
+RUN DJANGO_DEBUG=0 SECRET_KEY=collectstatic-only ALLOWED_HOSTS=localhost \
+    python manage.py collectstatic --noinput \
+ && useradd --create-home --uid 1000 app \
+ && mkdir -p /data \
+ && chown app:app /data
+
+USER app
+EXPOSE 8000
+CMD ["gunicorn", "challenge_site.wsgi", "--bind", "0.0.0.0:8000", "--access-logfile", "-"]

@@ -1,0 +1,48 @@
+# make run  — install, migrate, generate and import the demo challenges, serve on 127.0.0.1:8000
+# make test — install (with test tools), run the whole test suite and ruff
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+DEMO := datasets/demo/generated
+ADDRESS ?= 127.0.0.1:8000
+
+.PHONY: install install-test run demo test lint clean
+
+install: $(VENV)/.installed
+
+install-test: $(VENV)/.installed-test
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Stamp files: pip runs again only when a requirements file changes.
+$(VENV)/.installed: requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-test: requirements-test.txt $(VENV)/.installed
+	$(BIN)/python -m pip install --disable-pip-version-check -r requirements-test.txt
+	touch $@
+
+$(DEMO)/.stamp: $(wildcard datasets/demo/*.py) | $(VENV)/.installed
+	$(BIN)/python -m datasets.demo.generate $(DEMO)
+	touch $@
+
+demo: install $(DEMO)/.stamp
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py import_challenge $(DEMO)/epuc
+	$(BIN)/python manage.py import_challenge $(DEMO)/covshift
+
+run: demo
+	$(BIN)/python manage.py runserver $(ADDRESS)
+
+test: install-test
+	$(BIN)/python -m pytest
+	$(BIN)/ruff check .
+
+lint: install-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+clean:
+	rm -rf $(DEMO) var staticfiles
