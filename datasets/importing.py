@@ -5,12 +5,10 @@ again only when its sha256 changed. Every problem names the file and the key (or
 line) and says what was expected; nothing is written unless the whole folder is valid.
 """
 
-import hashlib
 import math
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
@@ -28,6 +26,7 @@ from .services import (
     check_ranking_loss,
     expected_filename,
     save_files,
+    sha256_and_size,
 )
 
 REQUIRED = object()
@@ -130,7 +129,7 @@ def _model_problems(instance, where: str, exclude: list[str]) -> list[str]:
 @dataclass
 class DatasetPlan:
     dataset: Dataset
-    checked: list[CheckedFile] = field(default_factory=list)
+    checked: list[CheckedFile]
 
 
 def _plan_dataset(
@@ -175,23 +174,17 @@ def _plan_dataset(
     for filename in ordered:
         path = directory / filename
         old = stored.get(filename)
-        if old is not None and old_task == dataset.task and old.sha256 == _sha256(path):
+        if old is not None and old_task == dataset.task and old.sha256 == sha256_and_size(path)[0]:
             kept.append(old)
         else:
             uploads.append((filename, path, str(path)))
     try:
-        checked = check_files(name=name, task=dataset.task, uploads=uploads, existing=kept)
+        checked = check_files(
+            name=name, task=dataset.task, uploads=uploads, existing=kept, folder=f"{directory}/"
+        )
     except DatasetFilesError as error:
         return None, error.problems
     return DatasetPlan(dataset, checked), []
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(partial(handle.read, 1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def read_config(folder: Path) -> dict:

@@ -3,6 +3,7 @@
 import hashlib
 import io
 import re
+from collections.abc import Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -174,7 +175,7 @@ def visible_datasets(*, user, now: datetime) -> QuerySet[Dataset]:
 # --- Checking -----------------------------------------------------------------
 
 
-def _sha256_and_size(source) -> tuple[str, int]:
+def sha256_and_size(source) -> tuple[str, int]:
     digest = hashlib.sha256()
     size = 0
     with open_source(source) as handle:
@@ -209,21 +210,24 @@ def check_file(
             raise DatasetFilesError(str(error).splitlines()) from None
     rows = int(array.shape[0])
     columns = int(array.shape[1]) if array.ndim == 2 else 1
-    sha256, size = _sha256_and_size(source)
+    sha256, size = sha256_and_size(source)
     return CheckedFile(split, kind, filename, source, rows, columns, size, sha256)
 
 
-def cross_check(name: str, parts: dict[tuple[str, str], tuple[int, int]]) -> list[str]:
+def cross_check(
+    name: str, parts: dict[tuple[str, str], tuple[int, int]], *, folder: str = ""
+) -> list[str]:
     """Rows agree between inputs and targets of a split; one input dimension throughout.
 
-    ``parts`` maps (split, kind) to (rows, columns) for the files the dataset will hold.
+    ``parts`` maps (split, kind) to (rows, columns) for the files the dataset will hold;
+    ``folder`` (ending in "/") goes before the name of the file a problem is about.
     """
     problems = []
     for split in SPLITS:
         inputs, targets = parts.get((split, Kind.INPUTS)), parts.get((split, Kind.TARGETS))
         if inputs and targets and inputs[0] != targets[0]:
             problems.append(
-                f"{expected_filename(name, split, Kind.TARGETS)}: expected {inputs[0]} rows "
+                f"{folder}{expected_filename(name, split, Kind.TARGETS)}: expected {inputs[0]} rows "
                 f"(one per row of {expected_filename(name, split, Kind.INPUTS)}), found {targets[0]}"
             )
     dims = [
@@ -233,18 +237,25 @@ def cross_check(name: str, parts: dict[tuple[str, str], tuple[int, int]]) -> lis
         first_split, first_dim = dims[0]
         if dim != first_dim:
             problems.append(
-                f"{expected_filename(name, split, Kind.INPUTS)}: expected {first_dim} numbers per row "
+                f"{folder}{expected_filename(name, split, Kind.INPUTS)}: "
+                f"expected {first_dim} numbers per row "
                 f"(as in {expected_filename(name, first_split, Kind.INPUTS)}), found {dim}"
             )
     return problems
 
 
 def check_files(
-    *, name: str, task: str, uploads: list[tuple[str, Any, str]], existing: list[DatasetFile] = ()
+    *,
+    name: str,
+    task: str,
+    uploads: list[tuple[str, Any, str]],
+    existing: Iterable[DatasetFile] = (),
+    folder: str = "",
 ) -> list[CheckedFile]:
     """Check new files (filename, source, display path) together with the ones kept.
 
-    Every problem of every file is collected before DatasetFilesError is raised.
+    Every problem of every file is collected before DatasetFilesError is raised;
+    problems between files name them inside ``folder``.
     """
     problems: list[str] = []
     checked: list[CheckedFile] = []
@@ -267,7 +278,7 @@ def check_files(
         raise DatasetFilesError(problems)
     parts = {(f.split, f.kind): (f.rows, f.columns) for f in existing}
     parts.update({(c.split, c.kind): (c.rows, c.columns) for c in checked})
-    problems = cross_check(name, parts)
+    problems = cross_check(name, parts, folder=folder)
     if problems:
         raise DatasetFilesError(problems)
     return checked

@@ -240,7 +240,8 @@ def test_bad_files_name_path_and_line_and_nothing_is_written(folder, storage_roo
 def test_rows_must_agree_across_a_split(folder):
     (folder / "gaze" / "gaze_test_targets.txt").write_bytes(b"1\n2\n3\n")
     assert _problems(folder) == [
-        "gaze_test_targets.txt: expected 4 rows (one per row of gaze_test_inputs.txt), found 3"
+        f"{folder}/gaze/gaze_test_targets.txt: expected 4 rows "
+        "(one per row of gaze_test_inputs.txt), found 3"
     ]
 
 
