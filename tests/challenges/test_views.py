@@ -68,7 +68,7 @@ def test_challenge_page_shows_timeline_datasets_losses_and_limits(
     assert "Gaze Regression 2 7 4 5 nlpd" in text
     for task in ("classification", "regression"):
         for loss in scoring.losses_for(task):
-            assert loss.title in text
+            assert loss.title in text and loss.description in text
     assert "at most 3 submissions per dataset per UTC day" in text
     assert "at most 5 submissions per dataset per UTC day, and 10 in total per dataset" in text
     assert "gaze: e, catalysis: 10" in text or "catalysis: 10, gaze: e" in text
