@@ -76,18 +76,20 @@ def quantile_stats_from_diffs(a, q, da, dq, target) -> Stats:
     rows = np.arange(n_rows)
     a1, an = a[:, 0], a[:, -1]
     q1, qn = q[:, 0], q[:, -1]
-    z1 = da[:, 0] / dq[:, 0]
-    zn = da[:, -1] / dq[:, -1]
-    b1 = a1 / z1
+    # Log-densities as log Δa − log Δq and scale lengths b = a·Δq/Δa: a bin narrower
+    # than ~1e-308 would make the density Δa/Δq overflow to inf (NLPD −inf, CRPS nan).
+    log_z1 = np.log(da[:, 0]) - np.log(dq[:, 0])
+    log_zn = np.log(da[:, -1]) - np.log(dq[:, -1])
+    b1 = a1 / da[:, 0] * dq[:, 0]
     c = 1.0 - an
-    bn = c / zn
+    bn = c / da[:, -1] * dq[:, -1]
 
     k = np.count_nonzero(q <= t[:, None], axis=1)  # targets on q_k take the right bin
     lower, upper = k == 0, k == n
     j = np.clip(k - 1, 0, n - 2)  # the bin holding t, when 1 <= k <= n-1
     a_j, a_next = a[rows, j], a[rows, j + 1]
     q_j, q_next = q[rows, j], q[rows, j + 1]
-    d_j = (a_next - a_j) / (q_next - q_j)
+    da_j, dq_j = a_next - a_j, q_next - q_j
 
     below = np.maximum(q1 - t, 0.0)  # distance into the lower tail
     above = np.maximum(t - qn, 0.0)
@@ -95,9 +97,11 @@ def quantile_stats_from_diffs(a, q, da, dq, target) -> Stats:
     e_up = np.exp(-above / bn)
 
     logpdf = np.where(
-        lower, np.log(z1) - below / b1, np.where(upper, np.log(zn) - above / bn, np.log(d_j))
+        lower,
+        log_z1 - below / b1,
+        np.where(upper, log_zn - above / bn, np.log(da_j) - np.log(dq_j)),
     )
-    f_mid = a_j + (t - q_j) * d_j
+    f_mid = a_j + (t - q_j) / dq_j * da_j
     pit = np.where(lower, a1 * e_low, np.where(upper, 1.0 - c * e_up, f_mid))
 
     lo, hi = a[:, :-1], a[:, 1:]

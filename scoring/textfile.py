@@ -32,7 +32,7 @@ from .errors import Problems
 BLOCK_SIZE = 1 << 20
 _P10 = 10.0 ** np.arange(23)
 _SCI = re.compile(rb"([+-]?)(\d)\.(\d+)[eE]([+-])(\d+)$")
-_SPLIT = re.compile(r"[ \t\r]+")
+_SPLIT = re.compile(r"[ \t]+")
 
 
 @dataclass
@@ -109,8 +109,12 @@ def tokenize(buf: bytes, first_line: int, problems: Problems) -> Table:
     table = _fixed_width(buf, b, first_line)  # checks every byte it accepts
     if table is None:
         newlines = np.flatnonzero(b == 10)
-        plain = not np.count_nonzero(b > 126) and np.count_nonzero(b < 32) == (
-            newlines.size + np.count_nonzero(b == 9) + np.count_nonzero(b == 13)
+        returns = np.flatnonzero(b == 13)
+        plain = (
+            not np.count_nonzero(b > 126)
+            and np.count_nonzero(b < 32) == newlines.size + np.count_nonzero(b == 9) + returns.size
+            # CR only in CR LF: anywhere else it is no separator (spec §1).
+            and bool((b[np.minimum(returns + 1, b.size - 1)] == 10).all())
         )
         if plain:
             table = _general(buf, b, newlines, first_line)
@@ -231,7 +235,9 @@ def _columns(x: np.ndarray, field: int, sci: int, frac: int, exp: int) -> np.nda
     lead = field - sci
     sign = x[:, lead - 1]
     if not (
+        # Every field starts with a blank, or "1.0e+00-2.0e+00" would read as two numbers.
         (x[:, : lead - 1] == 32).all()
+        and (x[:, 0] == 32).all()
         and ((sign == 32) | (sign == 45) | (sign == 43)).all()
         and (x[:, lead + 1] == 46).all()
         and ((x[:, field - exp - 2] | 32) == 101).all()
@@ -295,7 +301,13 @@ def parse_line(raw: bytes, *, first: bool = False) -> tuple[list[float], str | N
                 f"unexpected control character 0x{ord(ch):02x} at column {col}; "
                 "expected numbers separated by spaces or tabs"
             )
-    text = text.strip(" \t\r")
+    text = text.rstrip(" \t\r")  # a CR before the LF ends the line; trailing blanks too
+    if "\r" in text:
+        return [], (
+            f"unexpected carriage return (CR) at column {text.index(chr(13)) + 1}; expected "
+            "numbers separated by spaces or tabs, each line ending in LF or CR LF"
+        )
+    text = text.lstrip(" \t")
     if not text:
         return [], None
     numbers = []

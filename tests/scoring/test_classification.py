@@ -1,0 +1,207 @@
+"""scoring.classification: nlp, 01l, brier, ece and lift (spec §3), by hand and against peers."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from sklearn.metrics import brier_score_loss, log_loss
+
+from scoring.classification import brier, ece, is_point, lift, nlp, zero_one
+
+from .util import arr
+
+P = arr(0.9, 0.2, 0.5, 0.0)
+T = arr(1, -1, -1, -1)
+
+
+def test_nlp_by_hand_in_nats_bits_and_base_10():
+    nats = -(math.log(0.9) + math.log(0.8) + math.log(0.5) + math.log(1.0)) / 4
+    assert nlp(P, T) == pytest.approx(nats, rel=1e-15)
+    assert nlp(P, T, base=10) == pytest.approx(nats / math.log(10), rel=1e-15)
+    assert nlp(P, T, base=2) == pytest.approx(nats / math.log(2), rel=1e-15)
+    # The uninformative p = 0.5 costs exactly one bit, log10(2) in base 10.
+    half = np.full(6, 0.5)
+    t = arr(1, -1, 1, 1, -1, -1)
+    assert nlp(half, t, base=2) == 1.0
+    assert nlp(half, t, base=10) == pytest.approx(math.log10(2), rel=1e-15)
+    assert nlp(half, t) == pytest.approx(math.log(2), rel=1e-15)
+
+
+def test_nlp_is_infinite_when_a_true_class_gets_probability_zero():
+    assert nlp(arr(0.0, 0.5), arr(1, 1)) == math.inf
+    assert nlp(arr(1.0, 0.5), arr(-1, 1)) == math.inf
+    # Probability 0 on the wrong class costs nothing.
+    assert nlp(arr(0.0, 1.0), arr(-1, 1)) == 0.0
+    assert nlp(arr(1e-300), arr(1)) == pytest.approx(300 * math.log(10), rel=1e-12)
+
+
+def test_zero_one_thresholds_at_one_half_counting_one_half_as_plus_one():
+    assert zero_one(P, T) == 0.25  # only p = 0.5 on a -1 is wrong
+    assert zero_one(arr(0.5, 0.5), arr(1, -1)) == 0.5
+    assert zero_one(arr(0.5), arr(1)) == 0.0
+    assert zero_one(arr(0.5), arr(-1)) == 1.0
+    assert zero_one(arr(np.nextafter(0.5, 0)), arr(1)) == 1.0
+    assert zero_one(arr(0.0, 1.0, 0.7, 0.3), arr(-1, 1, -1, 1)) == 0.5
+
+
+def test_brier_by_hand():
+    assert brier(P, T) == pytest.approx((0.01 + 0.04 + 0.25 + 0.0) / 4, rel=1e-15)
+    assert brier(arr(1.0, 0.0), arr(-1, 1)) == 1.0
+    assert brier(arr(1.0, 0.0), arr(1, -1)) == 0.0
+
+
+def test_ece_by_hand():
+    # Confidences 0.9, 0.8, 0.5, 1.0 fall in four different bins; correct: yes, yes, no, yes.
+    assert ece(P, T) == pytest.approx((0.1 + 0.2 + 0.5 + 0.0) / 4, rel=1e-14)
+    # One bin: accuracy 2/3 against mean confidence 0.7.
+    assert ece(arr(0.7, 0.3, 0.7), arr(1, -1, -1)) == pytest.approx(abs(2 / 3 - 0.7), rel=1e-14)
+
+
+def test_ece_bins_are_open_on_the_left_and_closed_on_the_right():
+    # 0.6 = 9/15 is the top of bin (8/15, 9/15]; a hair above it starts the next bin.
+    p = arr(0.6, 0.4, np.nextafter(0.6, 1))
+    t = arr(1, 1, 1)  # correct, wrong (p < 0.5 says -1), correct
+    split = (abs(1 - 1.2) + abs(1 - p[2])) / 3
+    joined = abs(2 - (1.2 + p[2])) / 3
+    assert ece(p, t) == pytest.approx(split, rel=1e-14)
+    assert abs(split - joined) > 0.1
+    # Likewise at 14/15 and at 1 (the last bin is (14/15, 1]).
+    q = arr(14 / 15, np.nextafter(14 / 15, 1), 1.0)
+    split = (14 / 15 + abs(2 - q[1] - 1.0)) / 3  # the first is wrong, alone in its bin
+    joined = abs(2 - 14 / 15 - q[1] - 1.0) / 3
+    assert ece(q, arr(-1, 1, 1)) == pytest.approx(split, rel=1e-13)
+    assert abs(split - joined) > 0.01
+    # Confidence 0.5 (p = 0.5) sits in (7/15, 8/15] and counts as correct on a +1.
+    assert ece(arr(0.5), arr(1)) == 0.5
+    assert ece(arr(0.5), arr(-1)) == 0.5
+
+
+def test_ece_against_a_direct_loop():
+    rng = np.random.default_rng(40)
+    p = np.round(rng.uniform(0, 1, 3000), 2)  # many values exactly on bin edges
+    t = np.where(rng.uniform(size=3000) < p, 1.0, -1.0)
+    total = 0.0
+    conf = np.maximum(p, 1 - p)
+    correct = (p >= 0.5) == (t == 1)
+    for m in range(15):
+        inside = (conf > m / 15) & (conf <= (m + 1) / 15)
+        if inside.any():
+            total += inside.sum() / p.size * abs(correct[inside].mean() - conf[inside].mean())
+    assert ece(p, t) == pytest.approx(total, rel=1e-12)
+
+
+# --- LIFT -----------------------------------------------------------------------------------
+
+
+def lift_from_order(order_targets, n_pos):
+    """Eqs. (13)-(16) for one fixed ordering of the targets (best first)."""
+    n = len(order_targets)
+    frac = n_pos / n
+    cum = np.cumsum(np.asarray(order_targets) == 1)
+    area = np.mean((1 / frac) * cum / np.arange(1, n + 1))
+    ideal = 1 + 0.5 * (1 / frac - 1) * (frac + 1)
+    return (ideal - area) / (ideal - 1)
+
+
+def lift_brute_force(p, t):
+    """Average over every ordering that sorts p decreasingly (ties in every order).
+
+    The loss is linear in the positives counted so far, so averaging the loss over
+    the tie orders is the same as letting the positives of a tie accrue evenly.
+    """
+    n_pos = int(np.sum(np.asarray(t) == 1))
+    values = []
+    for perm in itertools.permutations(range(len(p))):
+        ps = [p[i] for i in perm]
+        if all(ps[i] >= ps[i + 1] for i in range(len(ps) - 1)):
+            values.append(lift_from_order([t[i] for i in perm], n_pos))
+    return float(np.mean(values))
+
+
+def test_lift_of_a_perfect_ranking_by_hand():
+    # n = 4, two positives ranked first: l = 2, 2, 4/3, 1; A = 19/12; A_I = 1 + ½·1·1.5 = 7/4.
+    assert lift(arr(0.9, 0.8, 0.3, 0.1), arr(1, 1, -1, -1)) == pytest.approx(2 / 9, rel=1e-14)
+    # P above: ranking +, -, -, -; n̄₊ = 1/4, l = 4, 2, 4/3, 1; A = 25/12; A_I = 23/8.
+    assert lift(P, T) == pytest.approx((23 / 8 - 25 / 12) / (23 / 8 - 1), rel=1e-14)
+
+
+def test_lift_of_the_worst_ranking_by_hand():
+    # Positives last: l = 0, 0, 2/3, 1; A = 5/12; A_I = 7/4: L = (7/4 - 5/12)/(3/4) = 16/9.
+    assert lift(arr(0.9, 0.8, 0.3, 0.1), arr(-1, -1, 1, 1)) == pytest.approx(16 / 9, rel=1e-14)
+
+
+def test_lift_of_constant_predictions_is_exactly_one():
+    # All tied: positives accrue evenly, l(k/n) = 1 for every k, A = 1: a random predictor.
+    for t in (arr(1, -1, -1), arr(1, 1, -1, -1, -1, 1, -1), arr(-1, -1, -1, -1, 1)):
+        assert lift(np.full(t.size, 0.3), t) == pytest.approx(1.0, rel=1e-14)
+
+
+def test_lift_ties_broken_in_expectation_by_hand():
+    # p = 0.8, 0.5, 0.5 with targets -, +, -: the tie holds one positive in two places:
+    # counts 0, ½, 1 (in expectation); n̄₊ = 1/3: l = 0, 3/4, 1; A = 7/12; A_I = 1 + ½·2·4/3 = 7/3.
+    got = lift(arr(0.8, 0.5, 0.5), arr(-1, 1, -1))
+    assert got == pytest.approx((7 / 3 - 7 / 12) / (7 / 3 - 1), rel=1e-14)
+    # Neither the order of the input nor which tied example is positive matters.
+    assert lift(arr(0.5, 0.5, 0.8), arr(-1, 1, -1)) == pytest.approx(got, rel=1e-14)
+    assert lift(arr(0.5, 0.8, 0.5), arr(1, -1, -1)) == pytest.approx(got, rel=1e-14)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lift_against_brute_force_over_tie_orders(seed):
+    rng = np.random.default_rng(50 + seed)
+    n = int(rng.integers(2, 8))
+    p = rng.choice([0.1, 0.3, 0.5, 0.7, 0.9], n)  # plenty of ties
+    t = rng.choice([-1.0, 1.0], n)
+    t[0], t[1] = 1.0, -1.0  # both classes
+    assert lift(p, t) == pytest.approx(lift_brute_force(list(p), list(t)), rel=1e-12)
+
+
+def test_lift_without_ties_matches_the_plain_formula_on_large_data():
+    rng = np.random.default_rng(60)
+    p = rng.permutation(np.linspace(0.001, 0.999, 5000))
+    t = np.where(rng.uniform(size=p.size) < p, 1.0, -1.0)
+    order = np.argsort(-p)
+    assert lift(p, t) == pytest.approx(lift_from_order(t[order], int((t == 1).sum())), rel=1e-11)
+
+
+def test_lift_is_not_available_for_one_class():
+    assert lift(arr(0.2, 0.9, 0.4), arr(1, 1, 1)) is None
+    assert lift(arr(0.2, 0.9, 0.4), arr(-1, -1, -1)) is None
+    assert lift(arr(0.2), arr(1)) is None
+
+
+# --- peers and input checks -----------------------------------------------------------------
+
+
+def test_agreement_with_scikit_learn():
+    rng = np.random.default_rng(70)
+    for n in (1, 10, 1000, 20000):
+        p = rng.uniform(0.001, 0.999, n)
+        t = rng.choice([-1.0, 1.0], n)
+        o = (t == 1).astype(int)
+        assert nlp(p, t) == pytest.approx(log_loss(o, p, labels=[0, 1]), rel=1e-12)
+        assert brier(p, t) == pytest.approx(brier_score_loss(o, p, pos_label=1), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "p, t",
+    [
+        (arr(0.5, 0.5), arr(1)),  # lengths differ
+        (arr(0.5), arr(0)),  # not ±1
+        (arr(1.5), arr(1)),  # not a probability
+        (arr(-0.1), arr(1)),
+        (np.full((2, 2), 0.5), np.ones((2, 2))),  # not 1-D
+    ],
+)
+def test_functions_check_their_inputs(p, t):
+    for f in (nlp, zero_one, brier, ece, lift):
+        with pytest.raises(ValueError):
+            f(p, t)
+
+
+def test_is_point():
+    assert is_point(arr(0, 1, 1, 0))
+    assert is_point(arr(1.0))
+    assert not is_point(arr(0, 1, 0.5))
+    assert not is_point(arr(1e-12, 1))

@@ -1,0 +1,255 @@
+"""``python -m scoring evaluate PRED TARGETS [LOSS]`` (spec §4), run as participants run it."""
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scoring import ScoringOptions, evaluate
+from scoring.cli import main
+
+from .util import lines_of
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args, cwd=None):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "scoring", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env=env,
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def files(tmp_path):
+    def write(name, rows):
+        path = tmp_path / name
+        path.write_bytes(lines_of(rows) if isinstance(rows, list) else rows)
+        return path
+
+    return write
+
+
+def parse_output(stdout):
+    out = {}
+    for line in stdout.splitlines():
+        name, value = line.split(" ")
+        out[name] = value
+    return out
+
+
+def test_all_losses_of_a_classification_file(files):
+    pred = files("p.txt", ["0.9", "0.2", "0.5", "0"])
+    targ = files("t.txt", ["1", "-1", "-1", "-1"])
+    proc = run("evaluate", pred, targ)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    shown = parse_output(proc.stdout)
+    assert list(shown) == ["nlp", "01l", "lift", "brier", "ece"]
+    want = evaluate(pred, targ).scores
+    # repr precision: the printed text reads back to the very same float.
+    assert {k: float(v) for k, v in shown.items()} == want
+    assert shown["nlp"] == repr(want["nlp"])
+    assert shown["01l"] == "0.25"
+
+
+def test_regression_file_with_inf_and_na(files):
+    pred = files("p.txt", ["1 0 0", "2 1 2 3", "0 0.2 -2 0.3 -1 0.8 1 0.9 3"])
+    targ = files("t.txt", ["0.5", "1", "0"])
+    proc = run("evaluate", pred, targ)
+    assert proc.returncode == 0, proc.stderr
+    shown = parse_output(proc.stdout)
+    assert shown["nlpd"] == "n/a"  # a sample row
+    assert float(shown["crps"]) == evaluate(pred, targ).scores["crps"]
+    proc = run("evaluate", files("q.txt", ["1 0 0", "1 1 1"]), files("u.txt", ["0.5", "1"]))
+    assert parse_output(proc.stdout)["nlpd"] == "inf"
+    proc = run("evaluate", files("c.txt", ["0", "0.5"]), files("d.txt", ["1", "1"]))
+    assert proc.stdout.splitlines() == ["nlp inf", "01l 0.5", "lift n/a", "brier 0.625", "ece 0.75"]
+
+
+@pytest.mark.parametrize(
+    "loss, name",
+    [
+        ("1", "nlpd"),
+        ("2", "nmse"),
+        ("3", "nlp"),
+        ("4", "01l"),
+        ("crps", "crps"),
+        ("nmse", "nmse"),
+        ("ece", "ece"),
+    ],
+)
+def test_one_loss_by_name_or_number_prints_only_its_value(files, loss, name):
+    if name in ("nlp", "01l", "ece"):
+        pred, targ = files("p.txt", ["0.9", "0.3", "0.6"]), files("t.txt", ["1", "-1", "-1"])
+    else:
+        pred, targ = (
+            files("p.txt", ["1 0.5 2", "1 -1 0.5", "0 0.1 0 0.9 3"]),
+            files("t.txt", ["0", "1", "2.5"]),
+        )
+    code = main(["evaluate", str(pred), str(targ), loss])
+    assert code == 0
+    proc = run("evaluate", pred, targ, loss)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout == repr(evaluate(pred, targ).scores[name]) + "\n"
+
+
+def test_loss_number_prints_n_a(files):
+    proc = run("evaluate", files("p.txt", ["1", "0"]), files("t.txt", ["1", "1"]), "3")
+    assert proc.stdout == "n/a\n"
+    proc = run("evaluate", files("p.txt", ["1", "0"]), files("t.txt", ["1", "1"]), "4")
+    assert proc.stdout == "0.5\n"
+
+
+def test_log_base(files):
+    pred, targ = files("p.txt", ["0.5"] * 4), files("t.txt", ["1", "-1", "1", "-1"])
+    assert float(run("evaluate", pred, targ, "nlp", "--log-base", "10").stdout) == pytest.approx(
+        math.log10(2), rel=1e-15
+    )
+    assert run("evaluate", pred, targ, "nlp", "--log-base", "2").stdout == "1.0\n"
+    bad = run("evaluate", pred, targ, "--log-base", "1")
+    assert bad.returncode != 0 and "log base" in bad.stderr and bad.stdout == ""
+
+
+def test_task_inference_and_override(capsys, files):
+    targ = files("t.txt", ["1", "-1"])
+    pred = files("p.txt", ["1 0.5 1", "1 -0.5 1"])
+    assert main(["evaluate", str(pred), str(targ)]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == [
+        "nlpd",
+        "nmse",
+        "crps",
+    ]
+    single = files("s.txt", ["0.5", "0.25"])
+    assert main(["evaluate", str(single), str(targ)]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("nlp ")
+    # --task regression: the single numbers are now bad rows.
+    assert main(["evaluate", str(single), str(targ), "--task", "regression"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines()[0].startswith(f"{single}:1: expected a row type flag")
+    # A loss of the other task is refused.
+    assert main(["evaluate", str(single), str(targ), "nlpd"]) == 2
+    assert "regression loss" in capsys.readouterr().err
+
+
+def test_options_reach_the_validator(capsys, files):
+    targ = files("t.txt", ["0", "1"])
+    pred = files("p.txt", ["0 0.1 0.1 0.5 0.3 0.9 0.5", "2 1 2"])
+    assert main(["evaluate", str(pred), str(targ)]) == 0
+    capsys.readouterr()
+    assert (
+        main(["evaluate", str(pred), str(targ), "--min-quantile-gap", "0.25", "--no-samples"]) == 1
+    )
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"{pred}:1: quantile values must be at least 0.25 apart, found 0.1 then 0.3"
+    assert err[1].startswith(f"{pred}:2: sample rows ('2 s1 ... sK') are not allowed")
+    assert (
+        main(["evaluate", str(pred), str(targ), "--min-quantile-gap", "0.2"]) == 0
+    )  # 0.3 - 0.1 = 0.2
+
+
+def test_a_bad_file_lists_every_problem_on_stderr_and_nothing_on_stdout(files):
+    pred = files("pred.txt", ["0.5", "0.2,0.3", "nan", "", "1.5", "0.5"])
+    targ = files("targ.txt", ["1", "-1", "1", "1", "-1", "1", "1"])
+    proc = run("evaluate", pred, targ, cwd=pred.parent)
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"{pred}:2: expected numbers separated by spaces or tabs, found '0.2,0.3'",
+        f"{pred}:3: expected a finite number, found 'nan'",
+        f"{pred}:4: blank line before the last example; every line must hold an example "
+        "(a blank line would shift the rows after it)",
+        f"{pred}:5: expected a probability between 0 and 1, found 1.5",
+        f"{pred}:7: expected 7 rows, one per target, found 5",  # the blank line is no row
+    ]
+    # Relative paths are reported as given.
+    proc = run("evaluate", "pred.txt", "targ.txt", "nlp", cwd=pred.parent)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert (
+        proc.stderr.splitlines()[0]
+        == "pred.txt:2: expected numbers separated by spaces or tabs, found '0.2,0.3'"
+    )
+
+
+def test_a_bad_targets_file_and_binary_garbage(files):
+    targ = files("t.txt", b"\x00\xff\xfe garbage")
+    proc = run("evaluate", files("p.txt", ["0.5"]), targ, "--task", "classification")
+    assert proc.returncode == 1 and proc.stdout == "" and "Traceback" not in proc.stderr
+    assert (
+        proc.stderr == f"{targ}:1: unexpected byte 0xff at column 2; expected plain ASCII numbers\n"
+    )
+
+
+def test_the_cap_on_stderr(files):
+    pred = files("p.txt", ["7"] * 130)
+    targ = files("t.txt", ["1"] * 130)
+    proc = run("evaluate", pred, targ)
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert len(lines) == 101 and lines[-1] == "... and 30 more problems"
+    assert lines[99] == f"{pred}:100: expected a probability between 0 and 1, found 7"
+
+
+def test_missing_file(tmp_path, files):
+    targ = files("t.txt", ["1"])
+    proc = run("evaluate", tmp_path / "nope.txt", targ)
+    assert proc.returncode == 1 and proc.stdout == "" and "Traceback" not in proc.stderr
+    assert str(tmp_path / "nope.txt") in proc.stderr
+
+
+def test_help_explains_the_formats():
+    proc = run("evaluate", "--help")
+    assert proc.returncode == 0
+    text = proc.stdout
+    for words in (
+        "p(y = +1 | x)",
+        "1 m v",
+        "0 a1 q1 ... aN qN",
+        "2 s1 ... sK",
+        "save -ascii",
+        "1=nlpd",
+        "--log-base",
+        "--task",
+    ):
+        assert words in text, words
+    top = run("--help")
+    assert top.returncode == 0 and "1 m v" in top.stdout and "evaluate" in top.stdout
+
+
+def test_bad_loss_arguments():
+    proc = run("evaluate", "p.txt", "t.txt", "7")
+    assert proc.returncode == 2 and "1 to 4" in proc.stderr and proc.stdout == ""
+    proc = run("evaluate", "p.txt", "t.txt", "mse")
+    assert proc.returncode == 2 and "unknown loss 'mse'" in proc.stderr
+
+
+def test_cli_agrees_with_the_library_on_random_regression_files(capsys, files):
+    rng = np.random.default_rng(130)
+    rows, targets = [], []
+    for _ in range(50):
+        kind = rng.integers(0, 2)
+        if kind == 1:
+            rows.append(f"1 {rng.normal()!r} {rng.uniform(0.1, 2)!r}")
+        else:
+            a = np.sort(rng.uniform(0.05, 0.95, 4))
+            q = np.sort(rng.normal(0, 2, 4))
+            rows.append(
+                "0 " + " ".join(f"{float(x)!r} {float(y)!r}" for x, y in zip(a, q, strict=True))
+            )
+        targets.append(repr(float(rng.normal(0, 2))))
+    pred, targ = files("p.txt", rows), files("t.txt", targets)
+    assert main(["evaluate", str(pred), str(targ), "--log-base", "10"]) == 0
+    shown = parse_output(capsys.readouterr().out)
+    want = evaluate(pred, targ, options=ScoringOptions(log_base=10)).scores
+    assert {k: float(v) for k, v in shown.items()} == want

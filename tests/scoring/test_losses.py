@@ -1,0 +1,97 @@
+"""scoring.losses: the registry the site builds its columns from, and the n/a rules."""
+
+import math
+
+import numpy as np
+import pytest
+
+from scoring import (
+    LOSSES,
+    Context,
+    Loss,
+    ScoringOptions,
+    Task,
+    by_legacy_number,
+    evaluate,
+    losses_for,
+    register,
+)
+from scoring.losses import compute_scores, format_value
+
+from .util import arr, lines_of
+
+
+def test_the_registered_losses_in_display_order():
+    assert [loss.name for loss in losses_for("classification")] == [
+        "nlp",
+        "01l",
+        "lift",
+        "brier",
+        "ece",
+    ]
+    assert [loss.name for loss in losses_for(Task.REGRESSION)] == ["nlpd", "nmse", "crps"]
+    assert set(LOSSES) == {"nlp", "01l", "lift", "brier", "ece", "nlpd", "nmse", "crps"}
+
+
+def test_point_losses_and_probabilistic_losses():
+    point = {name for name, loss in LOSSES.items() if not loss.probabilistic}
+    assert point == {"01l", "nmse"}
+
+
+def test_legacy_numbers_of_the_2006_evaluate_py():
+    assert [by_legacy_number(k).name for k in (1, 2, 3, 4)] == ["nlpd", "nmse", "nlp", "01l"]
+    assert by_legacy_number(0) is None and by_legacy_number(5) is None
+
+
+def test_every_loss_describes_itself():
+    for loss in LOSSES.values():
+        assert loss.title and loss.reference and loss.description
+        assert loss.task in (Task.CLASSIFICATION, Task.REGRESSION)
+
+
+def test_registering_twice_is_refused():
+    with pytest.raises(ValueError, match="already registered"):
+        register(LOSSES["nlp"])
+
+
+def test_a_new_loss_is_computed_with_no_other_change():
+    loss = Loss(
+        "max_abs_error",
+        "Largest absolute error",
+        Task.REGRESSION,
+        False,
+        lambda c: float(np.max(np.abs(c.rows.stats.mean - c.targets))),
+    )
+    register(loss)
+    try:
+        result = evaluate(lines_of(["1 1 1", "1 5 2"]), arr(0.0, 1.0))
+        assert result.scores["max_abs_error"] == 4.0
+        assert list(result.scores) == ["nlpd", "nmse", "crps", "max_abs_error"]
+    finally:
+        del LOSSES["max_abs_error"]
+    assert "max_abs_error" not in evaluate(lines_of(["1 1 1"]), arr(0.0)).scores
+
+
+def test_compute_scores_blanks_probabilistic_losses_of_a_point_file():
+    ctx = Context(Task.CLASSIFICATION, arr(1, -1, 1), ScoringOptions(), p=arr(1, 0, 0))
+    assert compute_scores(ctx) == {
+        "nlp": None,
+        "01l": pytest.approx(1 / 3),
+        "lift": None,
+        "brier": None,
+        "ece": None,
+    }
+    # One p strictly between 0 and 1 makes the file probabilistic: every loss is reported.
+    ctx = Context(Task.CLASSIFICATION, arr(1, -1, 1), ScoringOptions(), p=arr(0, 0, 0.5))
+    scores = compute_scores(ctx)
+    assert scores["nlp"] == math.inf and scores["brier"] == pytest.approx(1.25 / 3)
+    assert None not in scores.values()
+
+
+def test_format_value():
+    assert format_value(None) == "n/a"
+    assert format_value(math.inf) == "inf"
+    assert format_value(-math.inf) == "-inf"
+    assert format_value(0.1 + 0.2) == "0.30000000000000004"
+    assert format_value(np.float64(1.0)) == "1.0"
+    assert float(format_value(1 / 3)) == 1 / 3

@@ -1,0 +1,73 @@
+"""scoring.special: erf and erfc in numpy alone, checked against the C library (math)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import special as sp
+from scipy import stats
+
+from scoring.special import erf, erfc, norm_cdf, norm_pdf
+
+
+def test_erf_matches_math_erf_to_a_few_ulps():
+    rng = np.random.default_rng(11)
+    x = np.r_[
+        np.linspace(-7, 7, 4001),
+        rng.uniform(-30, 30, 2000),
+        np.geomspace(1e-300, 1.0, 301),
+        -np.geomspace(1e-300, 1.0, 301),
+        2.5,
+        np.nextafter(2.5, 0),
+        -2.5,
+        np.nextafter(-2.5, 0),
+    ]
+    got = erf(x)
+    want = np.array([math.erf(v) for v in x])
+    # The series carries exp(-x²) and sums ~60 terms: ten-odd ulps near x = 2.2.
+    assert np.all(np.abs(got - want) <= 16 * np.spacing(np.abs(want)) + 1e-300)
+
+
+def test_erf_special_values_and_odd_symmetry():
+    got = erf(np.array([0.0, -0.0, np.inf, -np.inf, 40.0, -40.0]))
+    assert got.tolist() == [0.0, 0.0, 1.0, -1.0, 1.0, -1.0]
+    assert math.copysign(1.0, got[1]) == -1.0  # erf(-0) = -0
+    x = np.linspace(0, 6, 601)
+    assert np.array_equal(erf(-x), -erf(x))
+    assert erf(np.array(0.5)).shape == ()
+    assert erf(np.zeros((2, 3))).shape == (2, 3)
+
+
+def test_erfc_relative_accuracy_in_the_right_tail():
+    # Where 1 - erf would cancel: erfc must keep its relative precision.
+    x = np.linspace(2.5, 26.0, 4001)
+    got = erfc(x)
+    want = np.array([math.erfc(v) for v in x])
+    assert want.min() > 1e-300
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+
+
+def test_erfc_elsewhere():
+    x = np.linspace(-8, 2.49, 3001)
+    np.testing.assert_allclose(erfc(x), [math.erfc(v) for v in x], rtol=2e-12, atol=0)
+    assert erfc(np.array([np.inf, -np.inf, 0.0])).tolist() == [0.0, 2.0, 1.0]
+
+
+def test_erf_and_erfc_agree_with_scipy():
+    rng = np.random.default_rng(12)
+    x = rng.normal(0, 3, 5000)
+    np.testing.assert_allclose(erf(x), sp.erf(x), rtol=1e-14, atol=1e-16)
+    np.testing.assert_allclose(erfc(x), sp.erfc(x), rtol=2e-12, atol=0)
+
+
+def test_normal_cdf_and_pdf():
+    z = np.linspace(-37, 8, 2001)
+    np.testing.assert_allclose(norm_cdf(z), stats.norm.cdf(z), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(norm_pdf(z), stats.norm.pdf(z), rtol=1e-14, atol=0)
+    assert norm_cdf(np.array(0.0)) == 0.5
+    assert norm_cdf(np.array(-37.0)) == pytest.approx(stats.norm.cdf(-37.0), rel=1e-12)
+
+
+@pytest.mark.parametrize("x", [0.1, 1.0, 2.4999, 2.5, 3.0, 5.5])
+def test_erf_plus_erfc_is_one(x):
+    assert erf(np.array(x)) + erfc(np.array(x)) == pytest.approx(1.0, abs=2e-16)
