@@ -56,6 +56,7 @@ class RowReader:
         self._line_of_row: dict[int, int] = {}
         self._watch: int | None = None
         self.last_line = 0
+        self.last_row_line = 0
 
     def rows(self, expected: int | None = None) -> Iterator[Rows]:
         self._watch = expected
@@ -87,6 +88,8 @@ class RowReader:
             self._pending_blank.append(blank)
         index = self.count + np.arange(np.count_nonzero(nonblank))
         row_lines = lines[nonblank]
+        if row_lines.size:
+            self.last_row_line = int(row_lines[-1])
         if self._watch is not None and index.size and index[0] <= self._watch <= index[-1]:
             self._line_of_row[self._watch] = int(row_lines[self._watch - index[0]])
         self.count += index.size
@@ -103,7 +106,7 @@ class RowReader:
         if self.count == expected or self.count == 0:
             return
         if self.count < expected:
-            line = self.last_line + 1
+            line = self.last_row_line + 1  # where the next example should have been
         else:
             line = self._line_of_row.get(expected, self.last_line)
         self.problems.add(line, f"expected {expected} rows, one per {what}, found {self.count}")

@@ -16,7 +16,9 @@ def reliability(p, t, *, n_bins: int = RELIABILITY_BINS) -> list[dict]:
     """
     p = np.asarray(p, dtype=np.float64)
     o = np.asarray(t, dtype=np.float64) == 1
-    bins = np.minimum((p * n_bins).astype(np.int64), n_bins - 1)
+    # Compare with the edges themselves: floor(10·p) puts 0.8999999999999999 at 0.9.
+    edges = np.arange(n_bins + 1) / n_bins
+    bins = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, n_bins - 1)
     count = np.bincount(bins, minlength=n_bins)
     sum_p = np.bincount(bins, weights=p, minlength=n_bins)
     sum_o = np.bincount(bins, weights=o, minlength=n_bins)

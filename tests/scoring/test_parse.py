@@ -130,6 +130,12 @@ def test_too_few_rows():
     assert str(only_problem(err)) == "pred.txt:2: expected 2 rows, one per target, found 1"
 
 
+def test_too_few_rows_reported_after_the_last_example_not_the_trailing_blanks():
+    with pytest.raises(ScoringError) as err:
+        read_classification(b"0.5\n0.5\n\n\n", path="pred.txt", n_expected=3)
+    assert str(only_problem(err.value)) == "pred.txt:3: expected 3 rows, one per target, found 2"
+
+
 def test_too_many_rows_reported_at_the_first_extra_row():
     err = classification(["0.5"] * 5, n=3)
     assert str(only_problem(err)) == "pred.txt:4: expected 3 rows, one per target, found 5"

@@ -45,11 +45,6 @@ def test_reliability_counts_match_a_histogram():
     assert [b["count"] for b in reliability(p, t)] == counts.tolist()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: bins come from floor(10·p); 0.8999999999999999·10 rounds to 9.0, so a p "
-    "just below 0.9 lands in the bin [0.9, 1.0] (spec has no rule for plots; reported)",
-)
 def test_reliability_bins_hold_exactly_the_values_between_their_edges():
     edges = [k / 10 for k in range(11)]
     probes = sorted({np.nextafter(e, d) for e in edges for d in (-1, 2)} | set(edges))
