@@ -19,11 +19,12 @@ def _check(p, t) -> tuple[np.ndarray, np.ndarray]:
     t = np.asarray(t, dtype=np.float64)
     if p.shape != t.shape or p.ndim != 1:
         raise ValueError(f"p and t must be 1-D arrays of equal length, got {p.shape} and {t.shape}")
-    if not np.isin(t, (-1.0, 1.0)).all():
+    o = t == 1
+    if not (o | (t == -1)).all():
         raise ValueError("targets must be +1 or -1")
     if ((p < 0) | (p > 1)).any():
         raise ValueError("probabilities must lie in [0, 1]")
-    return p, t == 1
+    return p, o
 
 
 def nlp(p, t, *, base: float = math.e) -> float:
@@ -81,21 +82,35 @@ def lift(p, t) -> float | None:
     n_pos = int(o.sum())
     if n_pos in (0, n):
         return None
-    # Runs of equal p, highest first, with the positives each run holds.
+    # Runs of equal p, highest first, and how many positives have p >= each run's p.
+    # (Temporaries are dropped as soon as they are used: n can be millions.)
     values = np.sort(p)[::-1]
-    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    new_run = np.empty(n, dtype=bool)
+    new_run[0] = True
+    np.not_equal(values[1:], values[:-1], out=new_run[1:])
+    starts = np.flatnonzero(new_run)
+    del new_run
     run_p = values[starts]
-    ends = np.r_[starts[1:], n]  # position k (1-based) of each run's last example
+    del values
     pos_sorted = np.sort(p[o])
-    pos_upto = n_pos - np.searchsorted(pos_sorted, run_p, side="left")  # positives with p >= run_p
-    positives = np.diff(pos_upto, prepend=0)
-    before = pos_upto - positives
-    lengths = ends - starts
+    pos_upto = n_pos - np.searchsorted(pos_sorted, run_p, side="left")
+    del pos_sorted, run_p
+    ends = np.empty_like(starts)  # position k (1-based) of each run's last example
+    ends[:-1] = starts[1:]
+    ends[-1] = n
     # Inside a run the positives accrue evenly: cum(k) = before + pos·(k − s)/L for
-    # s < k <= e, so Σ cum(k)/k = before·(H_e − H_s) + (pos/L)·(L − s·(H_e − H_s)).
-    harmonic = np.r_[0.0, np.cumsum(1.0 / np.arange(1, n + 1))]
+    # s < k <= e, so Σ cum(k)/k = before·(H_e − H_s) + (pos/L)·(L − s·(H_e − H_s)),
+    # with H the harmonic numbers.
+    harmonic = np.empty(n + 1)
+    harmonic[0] = 0.0
+    np.cumsum(1.0 / np.arange(1, n + 1), out=harmonic[1:])
     dh = harmonic[ends] - harmonic[starts]
-    total = np.sum(before * dh + positives / lengths * (lengths - starts * dh))
+    del harmonic
+    positives = np.diff(pos_upto, prepend=0)
+    lengths = ends - starts
+    del ends
+    total = float(np.dot(pos_upto - positives, dh))
+    total += float(np.sum(positives / lengths * (lengths - starts * dh)))
     frac = n_pos / n
     area = float(total / n) / frac
     ideal = 1.0 + 0.5 * (1.0 / frac - 1.0) * (frac + 1.0)

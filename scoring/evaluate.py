@@ -66,8 +66,8 @@ def evaluate(
     if task is None:
         task = _infer_task(reader, t)
     if task == Task.CLASSIFICATION:
-        if not np.isin(t, (-1.0, 1.0)).all():
-            bad = int(np.flatnonzero(~np.isin(t, (-1.0, 1.0)))[0])
+        if not _labels(t).all():
+            bad = int(np.flatnonzero(~_labels(t))[0])
             raise ValueError(
                 f"{targets_path}: classification targets must be +1 or -1 "
                 f"(target {bad + 1} is {t[bad]})"
@@ -82,9 +82,13 @@ def evaluate(
     return _score(ctx)
 
 
+def _labels(t: np.ndarray) -> np.ndarray:
+    return (t == 1) | (t == -1)
+
+
 def _infer_task(reader: RowReader, targets: np.ndarray) -> Task:
     """Classification when targets are ±1 and no prediction line holds more than one number."""
-    if not np.isin(targets, (-1.0, 1.0)).all():
+    if not _labels(targets).all():
         return Task.REGRESSION
     tables = []
     for table in reader.tokenized():

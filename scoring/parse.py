@@ -60,8 +60,13 @@ class RowReader:
 
     def rows(self, expected: int | None = None) -> Iterator[Rows]:
         self._watch = expected
-        for table in self.tables if self.tables is not None else self.tokenized():
-            yield self._take(table)
+        if self.tables is not None:
+            self.tables.reverse()  # hand each cached block over and let it go
+            while self.tables:
+                yield self._take(self.tables.pop())
+        else:
+            for table in self.tokenized():
+                yield self._take(table)
         if self.count == 0 and not self.problems:
             self.problems.add(1, "the file is empty; expected one example per line")
 
