@@ -45,28 +45,23 @@ def _loss_name(text: str) -> str:
     return text
 
 
-def _log_base(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0 and value != 1):
-        raise argparse.ArgumentTypeError(
-            f"log base must be a positive number other than 1, got {text!r}"
-        )
-    return value
+def _number_type(ok, expected: str):
+    """An argparse type: a float for which ``ok(value)`` holds, else a message saying what was expected."""
+
+    def convert(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and ok(value)):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+
+    return convert
 
 
-def _gap(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(
-            f"minimum quantile gap must be a number >= 0, got {text!r}"
-        )
-    return value
+_log_base = _number_type(lambda v: v > 0 and v != 1, "a log base: a positive number other than 1")
+_gap = _number_type(lambda v: v >= 0, "a minimum quantile gap: a number >= 0")
 
 
 def build_parser() -> argparse.ArgumentParser:
