@@ -138,6 +138,7 @@ INSTALLED_APPS = [
     "challenge_site.accounts",
     "challenge_site.challenges",
     "datasets",
+    "challenge_site.submissions",
 ]
 
 MIDDLEWARE = [
@@ -173,6 +174,13 @@ TEMPLATES = [
 if env_str("DATABASE_URL") is None:
     VAR_DIR.mkdir(parents=True, exist_ok=True)  # SQLite creates the file, not its folder.
 DATABASES = {"default": env_database("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # BEGIN IMMEDIATE: a transaction takes SQLite's write lock when it starts, so
+    # transactions that count and then insert (submission limits) run one at a time
+    # instead of failing with "database is locked" or both passing the count.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -201,8 +209,12 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_URL = env_str("MEDIA_URL", "/media/")
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 PRIVATE_ROOT = Path(env_str("PRIVATE_ROOT", str(VAR_DIR / "private")))
-FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
-DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+# Uploaded files above 2.5 MB are spooled to a temporary file, not held in memory;
+# form fields other than files may total 2.5 MB; at most 20 files per request
+# (a dataset's six files in the admin, one zip per submission).
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+DATA_UPLOAD_MAX_NUMBER_FILES = 20
 
 # WhiteNoise serves static files; in development straight from the source folders.
 WHITENOISE_USE_FINDERS = DEBUG
@@ -217,6 +229,24 @@ STORAGES = {
         else "whitenoise.storage.CompressedManifestStaticFilesStorage"
     },
 }
+
+# --- Submissions ----------------------------------------------------------------
+# Limits on an uploaded zip: its own size (larger uploads are refused while they
+# arrive), the sum of its members' uncompressed sizes, the ratio of the two (applied
+# once the members exceed 8 MB together, so a file of repeated lines still passes)
+# and the number of entries. A submission left queued or running longer than the
+# timeout is queued again by the sweep; a run that was interrupted this many times
+# ends as failed.
+
+SUBMISSION_MAX_UPLOAD_BYTES = env_int("SUBMISSION_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1)
+SUBMISSION_MAX_UNCOMPRESSED_BYTES = env_int(
+    "SUBMISSION_MAX_UNCOMPRESSED_BYTES", 256 * 1024 * 1024, minimum=1
+)
+SUBMISSION_MAX_COMPRESSION_RATIO = env_int("SUBMISSION_MAX_COMPRESSION_RATIO", 100, minimum=1)
+SUBMISSION_MAX_ZIP_ENTRIES = env_int("SUBMISSION_MAX_ZIP_ENTRIES", 100, minimum=1)
+SUBMISSION_SCORING_TIMEOUT = env_int("SUBMISSION_SCORING_TIMEOUT", 600, minimum=10)
+SUBMISSION_MAX_ATTEMPTS = env_int("SUBMISSION_MAX_ATTEMPTS", 3, minimum=1)
+SUBMISSION_SWEEP_INTERVAL = env_int("SUBMISSION_SWEEP_INTERVAL", 60, minimum=1)
 
 # --- E-mail -----------------------------------------------------------------
 
@@ -279,6 +309,18 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
+# A message not acknowledged within the visibility timeout is delivered again;
+# scoring runs are killed well before (SUBMISSION_SCORING_TIMEOUT + 30 s).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+if SUBMISSION_SCORING_TIMEOUT + 30 >= 3600:
+    raise ImproperlyConfigured("SUBMISSION_SCORING_TIMEOUT must be below 3570 seconds")
+# `celery -A challenge_site beat` sends these; the sweep re-queues stuck submissions.
+CELERY_BEAT_SCHEDULE = {
+    "sweep-submissions": {
+        "task": "submissions.sweep",
+        "schedule": float(SUBMISSION_SWEEP_INTERVAL),
+    },
+}
 
 # --- Logging ------------------------------------------------------------------
 

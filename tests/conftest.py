@@ -2,6 +2,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from challenge_site.celery import app
 from tests.factories import make_challenge
 
 
@@ -22,6 +23,22 @@ def storage_roots(settings, tmp_path):
         },
     }
     return {"default": public, "private": private}
+
+
+@pytest.fixture(autouse=True)
+def celery_in_process(request):
+    """Tests that use the database run Celery tasks in-process even when CI sets a Redis
+    broker: a task sent there would outlive the test database (and no worker reads it)."""
+    uses_db = request.node.get_closest_marker("django_db") is not None or bool(
+        {"db", "transactional_db"} & set(request.fixturenames)
+    )
+    if not uses_db:
+        yield
+        return
+    saved = app.conf.task_always_eager, app.conf.task_eager_propagates
+    app.conf.task_always_eager = app.conf.task_eager_propagates = True
+    yield
+    app.conf.task_always_eager, app.conf.task_eager_propagates = saved
 
 
 @pytest.fixture(autouse=True)

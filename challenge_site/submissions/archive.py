@@ -1,0 +1,323 @@
+"""Reading a submission zip defensively: any bytes give either its contents or clear problems.
+
+Nothing is ever extracted to disk: members are read into memory, each read bounded
+by the size the archive declares (the zip module stops there and checks the CRC).
+"""
+
+import re
+import struct
+import zipfile
+import zlib
+from dataclasses import dataclass
+from functools import partial
+
+from django.conf import settings
+
+from datasets.models import Split
+
+PREDICTION_RE = re.compile(r"^(?P<name>[a-z][a-z0-9-]*)_(?P<split>train|val|test)_predict\.txt$")
+TARGETS_RE = re.compile(r"^(?P<name>.+)_(?P<split>train|val|test)_targets\.txt$", re.IGNORECASE)
+ARCHIVE_SUFFIXES = (".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar")
+OS_JUNK = {"__MACOSX", "Thumbs.db", "desktop.ini"}
+SUPPORTED_METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
+SPLIT_ORDER = [Split.TRAIN, Split.VAL, Split.TEST]
+# The compression ratio limit applies once the members are this large together, so
+# a small file of one repeated line (which deflates 500:1) is never mistaken for a bomb.
+RATIO_APPLIES_ABOVE = 8 * 1024 * 1024
+CHUNK = 1 << 20
+# The end-of-central-directory record (22 bytes) may be followed by a comment of up to 64 KB.
+EOCD_SEARCH = 22 + 65535
+# What the zip module raises on damaged archives (BadZipFile, and lower-level errors
+# it lets through from struct, zlib, bz2 and lzma).
+READ_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    zlib.error,
+    struct.error,
+    EOFError,
+    OSError,
+    ValueError,
+    NotImplementedError,
+    UnicodeDecodeError,
+    IndexError,
+    KeyError,
+    RuntimeError,
+)
+
+
+class ArchiveError(Exception):
+    """The upload is not an acceptable submission zip; ``problems`` says every reason."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+@dataclass(frozen=True)
+class Limits:
+    upload_bytes: int
+    uncompressed_bytes: int
+    ratio: int
+    entries: int
+
+    @classmethod
+    def from_settings(cls) -> "Limits":
+        return cls(
+            settings.SUBMISSION_MAX_UPLOAD_BYTES,
+            settings.SUBMISSION_MAX_UNCOMPRESSED_BYTES,
+            settings.SUBMISSION_MAX_COMPRESSION_RATIO,
+            settings.SUBMISSION_MAX_ZIP_ENTRIES,
+        )
+
+
+@dataclass(frozen=True)
+class Member:
+    split: Split
+    info: zipfile.ZipInfo
+
+    @property
+    def name(self) -> str:
+        return self.info.filename
+
+
+@dataclass(frozen=True)
+class Contents:
+    """The prediction files of one dataset, by split (in the order train, val, test)."""
+
+    dataset_name: str
+    members: dict[Split, Member]
+
+    @property
+    def splits(self) -> list[Split]:
+        return list(self.members)
+
+
+def megabytes(size: int) -> str:
+    return f"{size / 1_000_000:.1f} MB"
+
+
+def expected_names(dataset_name: str | None) -> str:
+    name = dataset_name or "DATASET"
+    return ", ".join(f"{name}_{split}_predict.txt" for split in SPLIT_ORDER)
+
+
+def open_zip(fileobj, *, size: int, limits: Limits) -> zipfile.ZipFile:
+    """The upload as a ZipFile, or ArchiveError saying what it is instead."""
+    if size > limits.upload_bytes:
+        raise ArchiveError(
+            [
+                f"the file is {megabytes(size)}; a submission zip may be at most "
+                f"{megabytes(limits.upload_bytes)}"
+            ]
+        )
+    if size == 0:
+        raise ArchiveError(["the file is empty (0 bytes); upload a zip of your prediction files"])
+    fileobj.seek(0)
+    head = fileobj.read(512)
+    entries = _declared_entries(fileobj, size)
+    if entries is not None and entries > limits.entries:
+        raise ArchiveError(_too_many(entries, limits))
+    fileobj.seek(0)
+    try:
+        return zipfile.ZipFile(fileobj)
+    except READ_ERRORS:
+        raise ArchiveError([_not_a_zip(head)]) from None
+
+
+def _declared_entries(fileobj, size: int) -> int | None:
+    """The entry count of the end-of-central-directory record, read before the zip module
+    parses the whole directory (None if there is no such record or it is a zip64 one)."""
+    tail = min(size, EOCD_SEARCH)
+    fileobj.seek(size - tail)
+    data = fileobj.read(tail)
+    at = data.rfind(b"PK\x05\x06")
+    if at < 0 or at + 22 > len(data):
+        return None
+    (entries,) = struct.unpack("<H", data[at + 10 : at + 12])
+    return None if entries == 0xFFFF else entries
+
+
+def _too_many(entries: int, limits: Limits) -> list[str]:
+    return [f"the zip holds {entries} entries; at most {limits.entries} are allowed"]
+
+
+def _not_a_zip(head: bytes) -> str:
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):
+        return (
+            "the zip is incomplete or damaged: its table of contents is missing or unreadable "
+            "(was the upload cut off?); create the zip again and upload it once more"
+        )
+    kinds = [
+        (b"\x1f\x8b", "a gzip file (.gz or .tar.gz)"),
+        (b"Rar!", "a RAR archive"),
+        (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+        (b"BZh", "a bzip2 file"),
+        (b"\xfd7zXZ", "an xz file"),
+    ]
+    what = next((label for magic, label in kinds if head.startswith(magic)), None)
+    if what is None and head[257:262] == b"ustar":
+        what = "a tar archive"
+    if what is None and _looks_like_text(head):
+        what = "a text file"
+    if what is None:
+        return "the file is not a zip archive; upload a .zip of your prediction files"
+    return f"the file is {what}, not a zip archive; put your prediction files in a .zip"
+
+
+def _looks_like_text(head: bytes) -> bool:
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return all(ch.isprintable() or ch in "\r\n\t" for ch in text)
+
+
+def _unsafe_name(name: str) -> str | None:
+    """Why a member name is refused outright, or None."""
+    if "\\" in name:
+        return "a backslash in a file name (zip it with a tool that writes '/')"
+    if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
+        return "an absolute path"
+    if ".." in name.split("/"):
+        return "a path that climbs out of the zip ('..')"
+    return None
+
+
+def _is_symlink(info: zipfile.ZipInfo) -> bool:
+    return info.create_system == 3 and (info.external_attr >> 16) & 0o170000 == 0o120000
+
+
+def _is_ignored(parts: list[str]) -> bool:
+    """macOS resource forks, dot-files and folders, Windows thumbnails."""
+    return any(part in OS_JUNK or part.startswith(".") for part in parts)
+
+
+def _explain_unknown(base: str, path: str, dataset_name: str | None) -> str:
+    if (match := TARGETS_RE.match(base)) is not None:
+        name = dataset_name or match["name"].lower()
+        return (
+            f"{path}: prediction files end in _predict.txt; rename it to "
+            f"{name}_{match['split'].lower()}_predict.txt"
+        )
+    if base.lower().endswith(ARCHIVE_SUFFIXES):
+        return f"{path}: an archive inside the zip; put the prediction files themselves in the zip"
+    return f"{path}: unexpected file; expected {expected_names(dataset_name)}"
+
+
+def inspect(archive: zipfile.ZipFile, *, dataset_name: str | None, limits: Limits) -> Contents:
+    """The prediction files of ``archive``; ArchiveError lists every problem.
+
+    ``dataset_name``: the dataset the participant chose, or None to take it from the
+    file names (which must then agree on one).
+    """
+    infos = archive.infolist()
+    if len(infos) > limits.entries:
+        raise ArchiveError(_too_many(len(infos), limits))
+    problems: list[str] = []
+    files: list[tuple[zipfile.ZipInfo, list[str]]] = []
+    for info in infos:
+        name = info.filename
+        if (why := _unsafe_name(name)) is not None:
+            problems.append(f"{name}: refused: {why}")
+            continue
+        if _is_symlink(info):
+            problems.append(f"{name}: refused: a symbolic link")
+            continue
+        parts = [part for part in name.split("/") if part not in ("", ".")]
+        if info.is_dir() or not parts or _is_ignored(parts):
+            continue
+        files.append((info, parts))
+    if not files and not problems:
+        raise ArchiveError(["the zip holds no files; expected " + expected_names(dataset_name)])
+
+    folders = {tuple(parts[:-1]) for _, parts in files}
+    if len(folders) > 1 or any(len(folder) > 1 for folder in folders):
+        listing = ", ".join(info.filename for info, _ in files)
+        problems.append(
+            "the files must sit at the top of the zip or together in one folder; found " + listing
+        )
+
+    found: dict[tuple[str, Split], Member] = {}
+    for info, parts in files:
+        base, path = parts[-1], info.filename
+        match = PREDICTION_RE.match(base)
+        if match is None:
+            problems.append(_explain_unknown(base, path, dataset_name))
+        elif info.flag_bits & 0x1:
+            problems.append(f"{path}: encrypted (password-protected); zip it without a password")
+        elif info.compress_type not in SUPPORTED_METHODS:
+            problems.append(
+                f"{path}: compressed with method {info.compress_type}, which cannot be read; "
+                "use ordinary zip compression (deflate)"
+            )
+        elif (key := (match["name"], Split(match["split"]))) in found:
+            problems.append(f"{path}: a second file for the {key[1].label.lower()} split")
+        else:
+            found[key] = Member(key[1], info)
+
+    names = sorted({name for name, _ in found})
+    if dataset_name is not None:
+        problems.extend(
+            f"{member.name}: named for dataset {name!r}, but this submission is for "
+            f"{dataset_name!r}; expected {expected_names(dataset_name)}"
+            for (name, _), member in found.items()
+            if name != dataset_name
+        )
+    elif len(names) > 1:
+        problems.append(
+            "one zip per dataset: the file names name the datasets "
+            + ", ".join(repr(n) for n in names)
+        )
+    members = {split: member for (_, split), member in found.items()}
+    total_size = sum(m.info.file_size for m in found.values())
+    total_compressed = sum(m.info.compress_size for m in found.values())
+    if total_size > limits.uncompressed_bytes:
+        problems.append(
+            f"the files add up to {megabytes(total_size)} uncompressed; "
+            f"at most {megabytes(limits.uncompressed_bytes)} are allowed"
+        )
+    elif total_size > RATIO_APPLIES_ABOVE and total_size > limits.ratio * max(total_compressed, 1):
+        problems.append(
+            f"the files compress {total_size // max(total_compressed, 1)}:1, more than "
+            f"{limits.ratio}:1 (this looks like a zip bomb)"
+        )
+    if problems:
+        raise ArchiveError(problems)
+    if not members:
+        raise ArchiveError(["the zip holds no prediction files; expected " + expected_names(None)])
+    ordered = {split: members[split] for split in SPLIT_ORDER if split in members}
+    return Contents(dataset_name or names[0], ordered)
+
+
+def read_member(archive: zipfile.ZipFile, member: Member) -> bytes:
+    """The member's bytes, never more than it declares; ArchiveError if it is damaged."""
+    info = member.info
+    try:
+        with archive.open(info) as handle:
+            data = handle.read(info.file_size + 1)
+    except READ_ERRORS as error:
+        raise ArchiveError([f"{member.name}: damaged, cannot be read ({_reason(error)})"]) from None
+    if len(data) != info.file_size:
+        raise ArchiveError(
+            [f"{member.name}: damaged: {len(data)} bytes instead of the {info.file_size} declared"]
+        )
+    return data
+
+
+def verify(archive: zipfile.ZipFile, contents: Contents) -> None:
+    """Decompress every prediction file (discarding the bytes) to check its CRC."""
+    problems = []
+    for member in contents.members.values():
+        try:
+            with archive.open(member.info) as handle:
+                for _ in iter(partial(handle.read, CHUNK), b""):
+                    pass
+        except READ_ERRORS as error:
+            problems.append(f"{member.name}: damaged, cannot be read ({_reason(error)})")
+    if problems:
+        raise ArchiveError(problems)
+
+
+def _reason(error: Exception) -> str:
+    text = str(error) or type(error).__name__
+    return text[:200]

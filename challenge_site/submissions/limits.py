@@ -1,0 +1,113 @@
+"""Submission limits per user, dataset and phase: per UTC day, and over the test phase.
+
+Only accepted submissions count (queued, running, scored; not invalid or failed).
+services.submit calls check_allowance while it holds the (user, dataset) quota row's
+lock, so concurrent uploads are counted one after the other.
+"""
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from django.db.models import Count, Q
+
+from challenge_site.challenges.models import Challenge, Phase
+from challenge_site.challenges.services import current_phase
+from datasets.models import Dataset
+
+from .models import ACCEPTED, Submission
+
+
+class LimitReached(Exception):
+    """Over a submission limit; ``retry_after`` seconds until the daily one resets (or None)."""
+
+    def __init__(self, message: str, *, retry_after: int | None):
+        self.message = message
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+def utc_day(now: datetime) -> tuple[datetime, datetime]:
+    start = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return start, start + timedelta(days=1)
+
+
+def phase_limits(challenge: Challenge, phase: Phase) -> tuple[int | None, int | None]:
+    """(daily, total) limits per user and dataset; after the deadline the test phase's
+    daily limit still holds (scores there are public once results are)."""
+    if phase == Phase.VALIDATION:
+        return challenge.val_daily_limit, None
+    if phase == Phase.TEST:
+        return challenge.test_daily_limit, challenge.test_total_limit
+    if phase == Phase.POST:
+        return challenge.test_daily_limit, None
+    return 0, 0
+
+
+@dataclass(frozen=True)
+class Allowance:
+    dataset: Dataset
+    daily_limit: int | None
+    used_today: int
+    total_limit: int | None
+    used_total: int
+
+    @property
+    def remaining(self) -> int | None:
+        left = [
+            limit - used
+            for limit, used in (
+                (self.daily_limit, self.used_today),
+                (self.total_limit, self.used_total),
+            )
+            if limit is not None
+        ]
+        return max(min(left), 0) if left else None
+
+
+def allowances(*, user, challenge: Challenge, now: datetime) -> list[Allowance]:
+    """What the user may still submit today to each dataset, in the current phase."""
+    phase = current_phase(challenge, now=now)
+    daily, total = phase_limits(challenge, phase)
+    start, end = utc_day(now)
+    counts = {
+        row["dataset"]: row
+        for row in Submission.objects.filter(
+            user=user, dataset__challenge=challenge, phase=phase, status__in=ACCEPTED
+        )
+        .values("dataset")
+        .annotate(
+            today=Count("id", filter=Q(created__gte=start, created__lt=end)), total=Count("id")
+        )
+    }
+    return [
+        Allowance(
+            dataset,
+            daily,
+            counts.get(dataset.pk, {}).get("today", 0),
+            total,
+            counts.get(dataset.pk, {}).get("total", 0),
+        )
+        for dataset in challenge.datasets.all()
+    ]
+
+
+def check_allowance(*, user, dataset: Dataset, phase: Phase, now: datetime) -> None:
+    """LimitReached unless one more accepted submission fits; call it under the quota lock."""
+    daily, total = phase_limits(dataset.challenge, phase)
+    accepted = Submission.objects.filter(
+        user=user, dataset=dataset, phase=phase, status__in=ACCEPTED
+    )
+    start, end = utc_day(now)
+    if daily is not None and accepted.filter(created__gte=start, created__lt=end).count() >= daily:
+        raise LimitReached(
+            f"you have made {daily} submission{'s' if daily != 1 else ''} to {dataset.name} "
+            f"today, the daily limit in the {phase.label.lower()}; the limit resets at "
+            "00:00 UTC",
+            retry_after=int((end - now).total_seconds()) + 1,
+        )
+    if total is not None and accepted.count() >= total:
+        raise LimitReached(
+            f"you have made {total} submission{'s' if total != 1 else ''} to {dataset.name} "
+            f"in the {phase.label.lower()}, its overall limit",
+            retry_after=None,
+        )

@@ -1,0 +1,268 @@
+"""Submissions, their scores and the rows that serialise submission limits.
+
+Invariant (services.score_submission keeps it): Score and SplitResult rows exist
+exactly when the last finished scoring run succeeded, and they are written in the
+same transaction as the status. While a scored submission is being rescored its
+previous scores stay in place until the new ones replace them.
+"""
+
+import secrets
+
+from django.conf import settings
+from django.core.files.storage import Storage, storages
+from django.db import models
+from django.db.models import Q
+
+from challenge_site.challenges.models import Phase
+from datasets.models import Dataset, Split
+
+
+class Status(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Scoring"
+    SCORED = "scored", "Scored"
+    INVALID = "invalid", "Invalid"
+    FAILED = "failed", "Failed"
+
+
+# Count against the submission limits (invalid and failed ones do not).
+ACCEPTED = (Status.QUEUED, Status.RUNNING, Status.SCORED)
+# Final states: the page stops refreshing; a scored or invalid one is only rescored on request.
+FINAL = (Status.SCORED, Status.INVALID, Status.FAILED)
+
+
+class Mark(models.TextChoices):
+    """The challenge paper's marks (its Sect. 6)."""
+
+    BEFORE = "<", "Made before the test phase"
+    NONE = "", "Made during the test phase"
+    AFTER = ">", "Made after the deadline"
+
+
+class PrivateStorage(Storage):
+    """Every call goes to ``storages["private"]`` as configured at that moment.
+
+    A FileField evaluates its storage callable once, when the model class loads. Returning
+    ``storages["private"]`` itself would build the backend at start-up (before a missing
+    backend package can be reported where it is used) and pin it for good, ignoring later
+    settings such as each test's own folders. This stand-in forwards instead.
+    """
+
+    @staticmethod
+    def target() -> Storage:
+        return storages["private"]
+
+    def open(self, name, mode="rb"):
+        return self.target().open(name, mode)
+
+    def save(self, name, content, max_length=None):
+        return self.target().save(name, content, max_length=max_length)
+
+    def generate_filename(self, filename):
+        return self.target().generate_filename(filename)
+
+    def get_valid_name(self, name):
+        return self.target().get_valid_name(name)
+
+    def get_available_name(self, name, max_length=None):
+        return self.target().get_available_name(name, max_length=max_length)
+
+    def path(self, name):
+        return self.target().path(name)
+
+    def delete(self, name):
+        return self.target().delete(name)
+
+    def exists(self, name):
+        return self.target().exists(name)
+
+    def listdir(self, path):
+        return self.target().listdir(path)
+
+    def size(self, name):
+        return self.target().size(name)
+
+    def url(self, name):
+        return self.target().url(name)
+
+    def get_accessed_time(self, name):
+        return self.target().get_accessed_time(name)
+
+    def get_created_time(self, name):
+        return self.target().get_created_time(name)
+
+    def get_modified_time(self, name):
+        return self.target().get_modified_time(name)
+
+
+PRIVATE_STORAGE = PrivateStorage()
+
+
+def private_storage():
+    return PRIVATE_STORAGE
+
+
+def upload_to(submission, filename):
+    """Never the participant's file name: a random one under the challenge and dataset."""
+    dataset = submission.dataset
+    return f"submissions/{dataset.challenge.slug}/{dataset.name}/{secrets.token_hex(16)}.zip"
+
+
+class Submission(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="submissions",
+        db_index=False,  # the two indexes below that start with user serve it
+        help_text="Empty for a dataset's baseline.",
+    )
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="submissions")
+    method = models.CharField(max_length=200)
+    description = models.TextField(blank=True, max_length=5000)
+    authors = models.CharField(max_length=300, blank=True)
+    created = models.DateTimeField()
+    phase = models.CharField(max_length=16, choices=Phase, help_text="Phase when it was made.")
+    mark = models.CharField(max_length=1, choices=Mark, blank=True, default=Mark.NONE)
+    is_baseline = models.BooleanField(default=False)
+
+    file = models.FileField(storage=private_storage, upload_to=upload_to, blank=True)
+    original_filename = models.CharField(max_length=255, blank=True)
+    file_size = models.PositiveBigIntegerField(default=0)
+    splits = models.JSONField(default=list, help_text="Splits with predictions, e.g. ['val'].")
+
+    status = models.CharField(max_length=8, choices=Status, default=Status.QUEUED)
+    errors = models.JSONField(
+        default=list, blank=True, help_text="Report lines 'FILE:LINE: message' of an invalid one."
+    )
+    failure = models.TextField(blank=True, help_text="Why scoring failed (a fault of ours).")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    task_id = models.CharField(max_length=64, blank=True, help_text="Celery task of the run.")
+    queued_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(is_baseline=True, user__isnull=True)
+                | Q(is_baseline=False, user__isnull=False),
+                name="submission_baseline_has_no_user",
+            ),
+            # Also the index behind fetching a dataset's baseline.
+            models.UniqueConstraint(
+                fields=["dataset"],
+                condition=Q(is_baseline=True),
+                name="submission_one_baseline_per_dataset",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=Status.values), name="submission_status_valid"
+            ),
+            models.CheckConstraint(condition=Q(mark__in=Mark.values), name="submission_mark_valid"),
+            models.CheckConstraint(
+                condition=Q(phase__in=Phase.values), name="submission_phase_valid"
+            ),
+        ]
+        indexes = [
+            # Submission limits: WHERE user, dataset, phase, created in one UTC day.
+            models.Index(
+                fields=["user", "dataset", "phase", "created"], name="submission_quota_idx"
+            ),
+            # "My submissions": WHERE user ORDER BY created DESC.
+            models.Index(fields=["user", "-created"], name="submission_user_recent_idx"),
+            # The sweep: WHERE status IN (queued, running) AND queued_at < cutoff.
+            models.Index(
+                fields=["status", "queued_at"],
+                condition=Q(status__in=[Status.QUEUED, Status.RUNNING]),
+                name="submission_pending_idx",
+            ),
+        ]
+
+    def __str__(self):
+        return f"#{self.pk} {self.method} ({self.dataset_id and self.dataset.name})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in FINAL
+
+
+class Score(models.Model):
+    """One loss of one split of one submission; value NULL means n/a, +inf is kept."""
+
+    # The unique constraint below starts with submission, so no separate FK index.
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="scores", db_index=False
+    )
+    # A copy of submission.dataset, so the leaderboard index can start with it.
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="+", db_index=False)
+    split = models.CharField(max_length=8, choices=Split)
+    loss = models.CharField(max_length=16, help_text="A name from scoring.LOSSES.")
+    value = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # Also the index behind a submission's scores (its page, the API, my submissions).
+            models.UniqueConstraint(
+                fields=["submission", "split", "loss"], name="score_unique_submission_split_loss"
+            ),
+            models.CheckConstraint(condition=Q(split__in=Split.values), name="score_split_valid"),
+        ]
+        indexes = [
+            # The leaderboard: WHERE dataset, split, loss ORDER BY value, submission
+            # (ties by submission, i.e. by submission time); also "the best per participant".
+            models.Index(
+                fields=["dataset", "split", "loss", "value", "submission"],
+                name="score_leaderboard_idx",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.split} {self.loss} = {self.value}"
+
+
+class SplitResult(models.Model):
+    """What the plots need from one scored split, stored so pages never re-evaluate."""
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="split_results", db_index=False
+    )
+    split = models.CharField(max_length=8, choices=Split)
+    filename = models.CharField(max_length=255, blank=True, help_text="Member of the zip.")
+    rows = models.PositiveIntegerField()
+    non_probabilistic = models.BooleanField(default=False)
+    plot_data = models.JSONField(default=dict)
+
+    class Meta:
+        constraints = [
+            # Also the index behind a submission's split results.
+            models.UniqueConstraint(
+                fields=["submission", "split"], name="splitresult_unique_submission_split"
+            ),
+            models.CheckConstraint(
+                condition=Q(split__in=Split.values), name="splitresult_split_valid"
+            ),
+        ]
+
+    def __str__(self):
+        return f"#{self.submission_id} {self.split}"
+
+
+class SubmissionQuota(models.Model):
+    """One row per (user, dataset), locked with SELECT … FOR UPDATE while a new
+    submission is counted against the limits and inserted."""
+
+    # The unique constraint below starts with user, so no separate FK index.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "dataset"], name="quota_unique_user_dataset")
+        ]
+
+    def __str__(self):
+        return f"quota {self.user_id}/{self.dataset_id}"

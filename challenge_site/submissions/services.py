@@ -1,0 +1,331 @@
+"""Submissions: intake under the phase rules and limits, scoring runs, rescoring, the sweep.
+
+Every function takes keyword arguments and an explicit ``now`` where the clock matters.
+"""
+
+import logging
+from datetime import datetime, timedelta
+from functools import partial
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+
+from challenge_site.challenges.models import Challenge, Phase
+from challenge_site.challenges.services import current_phase
+from datasets.models import Dataset, Split
+
+from . import evaluation
+from .archive import ArchiveError, Contents, Limits, inspect, open_zip, verify
+from .limits import check_allowance
+from .models import (
+    FINAL,
+    Mark,
+    Score,
+    SplitResult,
+    Status,
+    Submission,
+    SubmissionQuota,
+)
+
+logger = logging.getLogger(__name__)
+
+# Splits a phase accepts, and the one it requires (None: any one will do).
+PHASE_SPLITS = {
+    Phase.VALIDATION: ({Split.TRAIN, Split.VAL}, Split.VAL),
+    Phase.TEST: ({Split.TRAIN, Split.VAL, Split.TEST}, Split.TEST),
+    Phase.POST: ({Split.TRAIN, Split.VAL, Split.TEST}, None),
+}
+MARKS = {Phase.VALIDATION: Mark.BEFORE, Phase.TEST: Mark.NONE, Phase.POST: Mark.AFTER}
+
+
+class Rejected(Exception):
+    """The upload cannot be accepted; ``errors`` maps a form field (or "__all__") to reasons."""
+
+    def __init__(self, errors: dict[str, list[str]]):
+        self.errors = errors
+        super().__init__("; ".join(m for messages in errors.values() for m in messages))
+
+
+# --- Intake --------------------------------------------------------------------------
+
+
+def read_upload(upload, *, dataset_name: str | None, limits: Limits) -> Contents:
+    """Cheap structural checks of an uploaded zip; Rejected lists the problems."""
+    try:
+        with open_zip(upload, size=upload.size, limits=limits) as archive:
+            contents = inspect(archive, dataset_name=dataset_name, limits=limits)
+            verify(archive, contents)
+    except ArchiveError as error:
+        raise Rejected({"file": error.problems}) from None
+    return contents
+
+
+def check_splits(contents: Contents, *, challenge: Challenge, phase: Phase) -> None:
+    allowed, required = PHASE_SPLITS[phase]
+    problems = [
+        f"{member.name}: test predictions are accepted from the test phase, which begins "
+        f"{challenge.test_start:%d %b %Y %H:%M} UTC"
+        for split, member in contents.members.items()
+        if split not in allowed
+    ]
+    if required is not None and required not in contents.members:
+        found = ", ".join(m.name for m in contents.members.values())
+        problems.append(
+            f"the {phase.label.lower()} needs {contents.dataset_name}_{required}_predict.txt "
+            f"(the zip holds {found})"
+        )
+    if problems:
+        raise Rejected({"file": problems})
+
+
+def submit(
+    *,
+    user,
+    challenge: Challenge,
+    dataset_name: str | None,
+    method: str,
+    description: str,
+    authors: str,
+    upload,
+    now: datetime,
+) -> Submission:
+    """Check and store an upload, counted against the limits; scoring is queued on commit.
+
+    Raises Rejected (the request is wrong) or LimitReached.
+    """
+    phase = current_phase(challenge, now=now)
+    if phase == Phase.UPCOMING:
+        raise Rejected(
+            {
+                "__all__": [
+                    f"submissions open with the challenge, {challenge.start:%d %b %Y %H:%M} UTC"
+                ]
+            }
+        )
+    datasets = {dataset.name: dataset for dataset in challenge.datasets.all()}
+    if dataset_name and dataset_name not in datasets:
+        raise Rejected(
+            {"dataset": [f"no dataset {dataset_name!r}; choose one of {', '.join(datasets)}"]}
+        )
+    contents = read_upload(upload, dataset_name=dataset_name or None, limits=Limits.from_settings())
+    dataset = datasets.get(contents.dataset_name)
+    if dataset is None:
+        raise Rejected(
+            {
+                "file": [
+                    f"{member.name}: this challenge has no dataset {contents.dataset_name!r}; "
+                    f"its datasets are {', '.join(datasets)}"
+                    for member in contents.members.values()
+                ]
+            }
+        )
+    check_splits(contents, challenge=challenge, phase=phase)
+
+    submission = Submission(
+        user=user,
+        dataset=dataset,
+        method=method,
+        description=description,
+        authors=authors,
+        created=now,
+        queued_at=now,
+        phase=phase,
+        mark=MARKS[phase],
+        original_filename=(upload.name or "")[-255:],
+        file_size=upload.size,
+        splits=[str(split) for split in contents.splits],
+    )
+    submission.file.save("submission.zip", upload, save=False)
+    SubmissionQuota.objects.get_or_create(user=user, dataset=dataset)
+    try:
+        with transaction.atomic():
+            # Serialises this user's uploads to this dataset until the insert commits.
+            SubmissionQuota.objects.select_for_update().get(user=user, dataset=dataset)
+            check_allowance(user=user, dataset=dataset, phase=phase, now=now)
+            submission.save()
+            transaction.on_commit(partial(enqueue, submission.pk))
+    except BaseException:
+        submission.file.delete(save=False)
+        raise
+    return submission
+
+
+# --- Scoring runs ----------------------------------------------------------------------
+
+
+def enqueue(submission_id: int, *, force: bool = False) -> None:
+    """Send the scoring task; if the broker is down, the sweep sends it later."""
+    from .tasks import score_submission
+
+    try:
+        score_submission.delay(submission_id, force)
+    except OperationalError:
+        logger.warning("broker unavailable: submission %s waits for the sweep", submission_id)
+
+
+def score_submission(
+    *, submission_id: int, force: bool = False, task_id: str = "", now: datetime | None = None
+) -> Submission | None:
+    """Score one submission: queued → running → scored | invalid | failed.
+
+    Idempotent: a final submission is only scored again with ``force``; a running one
+    is left alone unless its run is older than the timeout or this is the same task
+    delivered again (its worker died). Returns the submission if this call scored it.
+    """
+    attempt = _claim(submission_id=submission_id, force=force, task_id=task_id, now=now)
+    if attempt is None:
+        return None
+    submission = Submission.objects.select_related("dataset__challenge").get(pk=submission_id)
+    try:
+        outcome = evaluation.evaluate(submission)
+    except Exception as error:
+        logger.exception("scoring submission %s failed", submission_id)
+        outcome = evaluation.Outcome.failed(f"{type(error).__name__}: {error}")
+    try:
+        return _finish(submission_id=submission_id, attempt=attempt, outcome=outcome)
+    except Exception as error:
+        logger.exception("storing the scores of submission %s failed", submission_id)
+        failed = evaluation.Outcome.failed(f"storing the scores failed: {type(error).__name__}")
+        return _finish(submission_id=submission_id, attempt=attempt, outcome=failed)
+
+
+def _claim(*, submission_id: int, force: bool, task_id: str, now: datetime | None) -> int | None:
+    """Mark the submission running and return the attempt number, or None to skip it."""
+    now = now or timezone.now()
+    timeout = timedelta(seconds=settings.SUBMISSION_SCORING_TIMEOUT)
+    with transaction.atomic():
+        submission = Submission.objects.select_for_update().filter(pk=submission_id).first()
+        if submission is None:
+            logger.warning("submission %s no longer exists", submission_id)
+            return None
+        if submission.status in FINAL:
+            if not force:
+                return None
+            submission.attempts = 0
+        elif submission.status == Status.RUNNING:
+            stale = submission.started_at is None or submission.started_at <= now - timeout
+            redelivered = bool(task_id) and task_id == submission.task_id
+            if not (stale or redelivered):
+                return None
+        if submission.attempts >= settings.SUBMISSION_MAX_ATTEMPTS:
+            _write(
+                submission,
+                evaluation.Outcome.failed(
+                    f"scoring was interrupted {submission.attempts} times (the worker stopped "
+                    "each time); the organisers can rescore it"
+                ),
+            )
+            return None
+        submission.status = Status.RUNNING
+        submission.attempts += 1
+        submission.started_at = now
+        submission.finished_at = None
+        submission.task_id = task_id
+        submission.save(
+            update_fields=["status", "attempts", "started_at", "finished_at", "task_id"]
+        )
+        return submission.attempts
+
+
+def _finish(*, submission_id: int, attempt: int, outcome) -> Submission | None:
+    with transaction.atomic():
+        submission = Submission.objects.select_for_update().get(pk=submission_id)
+        if submission.status != Status.RUNNING or submission.attempts != attempt:
+            logger.info("submission %s: run %s was superseded", submission_id, attempt)
+            return None
+        _write(submission, outcome)
+    return submission
+
+
+def _write(submission: Submission, outcome) -> None:
+    """Replace scores and split results and set the final status (inside a transaction)."""
+    Score.objects.filter(submission=submission).delete()
+    SplitResult.objects.filter(submission=submission).delete()
+    if outcome.status == Status.SCORED:
+        Score.objects.bulk_create(
+            Score(
+                submission=submission,
+                dataset_id=submission.dataset_id,
+                split=result.split,
+                loss=loss,
+                value=value,
+            )
+            for result in outcome.splits
+            for loss, value in result.scores.items()
+        )
+        SplitResult.objects.bulk_create(
+            SplitResult(
+                submission=submission,
+                split=result.split,
+                filename=result.filename,
+                rows=result.rows,
+                non_probabilistic=result.non_probabilistic,
+                plot_data=result.plot_data,
+            )
+            for result in outcome.splits
+        )
+        if submission.is_baseline:
+            submission.splits = [str(result.split) for result in outcome.splits]
+    submission.status = outcome.status
+    submission.errors = outcome.errors
+    submission.failure = outcome.failure
+    submission.finished_at = timezone.now()
+    submission.save(update_fields=["status", "errors", "failure", "finished_at", "splits"])
+
+
+# --- Rescoring, the sweep, baselines -------------------------------------------------
+
+
+def rescore(*, submissions: QuerySet[Submission]) -> int:
+    """Queue every given submission to be scored again (on commit); returns how many."""
+    ids = list(submissions.values_list("pk", flat=True))
+    for submission_id in ids:
+        transaction.on_commit(partial(enqueue, submission_id, force=True))
+    return len(ids)
+
+
+def sweep(*, now: datetime) -> list[int]:
+    """Queue again the submissions left queued, or running, longer than the timeout."""
+    cutoff = now - timedelta(seconds=settings.SUBMISSION_SCORING_TIMEOUT)
+    stuck = Submission.objects.filter(
+        Q(status=Status.QUEUED, queued_at__lt=cutoff)
+        | Q(status=Status.RUNNING, started_at__lt=cutoff, queued_at__lt=cutoff)
+    )
+    with transaction.atomic():
+        ids = list(stuck.select_for_update().values_list("pk", flat=True))
+        Submission.objects.filter(pk__in=ids).update(queued_at=now)
+        for submission_id in ids:
+            transaction.on_commit(partial(enqueue, submission_id))
+    if ids:
+        logger.warning("sweep: queued submissions %s again", ids)
+    return ids
+
+
+def refresh_baseline(*, dataset: Dataset, now: datetime) -> Submission:
+    """The dataset's baseline entry, created if needed and queued to be scored."""
+    baseline, _ = Submission.objects.get_or_create(
+        dataset=dataset,
+        is_baseline=True,
+        defaults={
+            "method": "Baseline",
+            "description": (
+                "Ignores the inputs: the training frequency of class +1 (classification) "
+                "or a Gaussian with the training targets' mean and variance (regression)."
+            ),
+            "created": now,
+            "queued_at": now,
+            "phase": current_phase(dataset.challenge, now=now),
+            "mark": Mark.NONE,
+        },
+    )
+    transaction.on_commit(partial(enqueue, baseline.pk, force=True))
+    return baseline
+
+
+def dataset_files_changed(*, dataset: Dataset, now: datetime) -> None:
+    """Targets may have changed: score the baseline and every finished submission again."""
+    refresh_baseline(dataset=dataset, now=now)
+    rescore(submissions=dataset.submissions.filter(is_baseline=False, status__in=FINAL))

@@ -1,0 +1,29 @@
+"""Celery tasks: thin wrappers that pass an id to the services."""
+
+from celery import shared_task
+from django.conf import settings
+from django.utils import timezone
+
+from . import services
+
+
+@shared_task(
+    name="submissions.score",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=settings.SUBMISSION_SCORING_TIMEOUT,
+    time_limit=settings.SUBMISSION_SCORING_TIMEOUT + 30,
+)
+def score_submission(self, submission_id: int, force: bool = False) -> str | None:
+    """Score one submission; delivered again if the worker dies (see services)."""
+    submission = services.score_submission(
+        submission_id=submission_id, force=force, task_id=self.request.id or ""
+    )
+    return submission.status if submission is not None else None
+
+
+@shared_task(name="submissions.sweep", acks_late=True)
+def sweep_submissions() -> list[int]:
+    """Queue again the submissions stuck in the queue or in a run that died."""
+    return services.sweep(now=timezone.now())

@@ -1,0 +1,84 @@
+"""Zips and prediction files for submission tests."""
+
+import io
+import zipfile
+from datetime import UTC, datetime
+
+import numpy as np
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from challenge_site.submissions import services
+from challenge_site.submissions.models import Status, Submission
+
+VALIDATION = datetime(2030, 1, 20, 12, 0, tzinfo=UTC)
+TEST_PHASE = datetime(2030, 2, 3, 12, 0, tzinfo=UTC)
+AFTER = datetime(2030, 3, 1, 12, 0, tzinfo=UTC)
+BEFORE_START = datetime(2030, 1, 5, tzinfo=UTC)
+# Rows per split of tests.factories.make_dataset's default sizes.
+ROWS = {"train": 6, "val": 4, "test": 5}
+
+
+def make_zip(files: dict[str, bytes], *, compression=zipfile.ZIP_DEFLATED) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=compression) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def gaussian_lines(rows: int, *, seed: int = 1) -> bytes:
+    rng = np.random.default_rng(seed)
+    return "".join(
+        f"1 {m:.6g} {v:.6g}\n"
+        for m, v in zip(rng.normal(size=rows), 0.5 + rng.random(rows), strict=True)
+    ).encode()
+
+
+def probability_lines(rows: int, *, seed: int = 1) -> bytes:
+    rng = np.random.default_rng(seed)
+    return "".join(f"{p:.6g}\n" for p in 0.05 + 0.9 * rng.random(rows)).encode()
+
+
+def predictions(name: str, splits=("val",), *, task="regression", seed=1) -> dict[str, bytes]:
+    lines = gaussian_lines if task == "regression" else probability_lines
+    return {f"{name}_{split}_predict.txt": lines(ROWS[split], seed=seed) for split in splits}
+
+
+def upload_file(data: bytes, name: str = "predictions.zip") -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, data, content_type="application/zip")
+
+
+def form_data(challenge, data: bytes, **fields) -> dict:
+    values = {
+        "dataset": "",
+        "method": "Gaussian process",
+        "authors": "A. Lovelace",
+        "description": "A test submission.",
+        "file": upload_file(data),
+    }
+    values.update(fields)
+    return values
+
+
+def scores_of(submission: Submission) -> dict[str, dict[str, float | None]]:
+    table: dict[str, dict[str, float | None]] = {}
+    for score in submission.scores.all():
+        table.setdefault(score.split, {})[score.loss] = score.value
+    return table
+
+
+def queued_submission(user, challenge, *, now=VALIDATION) -> Submission:
+    """Accepted but never sent to a worker: the on-commit callbacks are not run."""
+    values = form_data(challenge, make_zip(predictions("gaze")))
+    submission = services.submit(
+        user=user,
+        challenge=challenge,
+        dataset_name=None,
+        method="queued",
+        description="",
+        authors="",
+        upload=values["file"],
+        now=now,
+    )
+    assert submission.status == Status.QUEUED
+    return submission

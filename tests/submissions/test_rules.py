@@ -1,0 +1,220 @@
+"""Phase rules: which splits each phase takes, the paper's marks, and the submission limits."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from challenge_site.submissions.limits import LimitReached, allowances
+from challenge_site.submissions.models import Status, Submission
+from challenge_site.submissions.services import Rejected
+from tests.factories import make_dataset
+
+from .helpers import AFTER, BEFORE_START, TEST_PHASE, VALIDATION, predictions
+
+
+def rejected(submit_zip, user, challenge, files, *, now, **kwargs) -> dict[str, list[str]]:
+    with pytest.raises(Rejected) as caught:
+        submit_zip(user, challenge, files, now=now, **kwargs)
+    return caught.value.errors
+
+
+@pytest.mark.parametrize(
+    ("now", "splits", "phase", "mark"),
+    [
+        (VALIDATION, ("val",), "validation", "<"),
+        (VALIDATION, ("train", "val"), "validation", "<"),
+        (TEST_PHASE, ("test",), "test", ""),
+        (TEST_PHASE, ("train", "val", "test"), "test", ""),
+        (AFTER, ("val",), "post", ">"),
+        (AFTER, ("train",), "post", ">"),
+        (AFTER, ("train", "val", "test"), "post", ">"),
+    ],
+)
+def test_accepted_splits_phase_and_mark(gaze, participant, submit_zip, now, splits, phase, mark):
+    submission = submit_zip(participant, gaze.challenge, predictions("gaze", splits), now=now)
+    assert (submission.phase, submission.mark, submission.status) == (phase, mark, Status.SCORED)
+    assert submission.splits == list(splits)
+
+
+def test_moment_of_the_marks(gaze, participant, submit_zip):
+    challenge = gaze.challenge
+    just_before = datetime(2030, 1, 31, 23, 59, 59, tzinfo=UTC)
+    assert submit_zip(participant, challenge, predictions("gaze"), now=just_before).mark == "<"
+    at_test_start = challenge.test_start
+    files = predictions("gaze", ("test",))
+    assert submit_zip(participant, challenge, files, now=at_test_start).mark == ""
+    assert submit_zip(participant, challenge, files, now=challenge.deadline).mark == ""
+    after = datetime(2030, 2, 9, 0, 0, 0, tzinfo=UTC)
+    assert submit_zip(participant, challenge, files, now=after).mark == ">"
+
+
+def test_test_predictions_wait_for_the_test_phase(gaze, participant, submit_zip):
+    errors = rejected(
+        submit_zip,
+        participant,
+        gaze.challenge,
+        predictions("gaze", ("val", "test")),
+        now=VALIDATION,
+    )
+    assert errors == {
+        "file": [
+            "gaze_test_predict.txt: test predictions are accepted from the test phase, "
+            "which begins 01 Feb 2030 00:00 UTC"
+        ]
+    }
+
+
+def test_each_phase_requires_its_own_split(gaze, participant, submit_zip):
+    errors = rejected(
+        submit_zip, participant, gaze.challenge, predictions("gaze", ("train",)), now=VALIDATION
+    )
+    assert errors == {
+        "file": [
+            "the validation phase needs gaze_val_predict.txt (the zip holds gaze_train_predict.txt)"
+        ]
+    }
+    errors = rejected(
+        submit_zip, participant, gaze.challenge, predictions("gaze", ("val",)), now=TEST_PHASE
+    )
+    assert errors == {
+        "file": ["the test phase needs gaze_test_predict.txt (the zip holds gaze_val_predict.txt)"]
+    }
+
+
+def test_nothing_is_accepted_before_the_challenge_opens(gaze, participant, submit_zip):
+    errors = rejected(
+        submit_zip, participant, gaze.challenge, predictions("gaze"), now=BEFORE_START
+    )
+    assert errors == {"__all__": ["submissions open with the challenge, 10 Jan 2030 00:00 UTC"]}
+    assert not Submission.objects.exists()
+
+
+def test_unknown_dataset_in_the_form_or_the_file_names(gaze, participant, submit_zip):
+    errors = rejected(
+        submit_zip,
+        participant,
+        gaze.challenge,
+        predictions("gaze"),
+        now=VALIDATION,
+        dataset_name="nope",
+    )
+    assert errors == {"dataset": ["no dataset 'nope'; choose one of gaze"]}
+    errors = rejected(submit_zip, participant, gaze.challenge, predictions("wheat"), now=VALIDATION)
+    assert errors == {
+        "file": [
+            "wheat_val_predict.txt: this challenge has no dataset 'wheat'; its datasets are gaze"
+        ]
+    }
+
+
+def test_rejected_upload_leaves_no_file_behind(gaze, participant, submit_zip, storage_roots):
+    rejected(
+        submit_zip, participant, gaze.challenge, predictions("gaze", ("train",)), now=VALIDATION
+    )
+    assert not (storage_roots["private"] / "submissions").exists()
+
+
+# --- Limits ------------------------------------------------------------------------------
+
+
+def _fill(submit_zip, user, challenge, files, n, *, now):
+    return [submit_zip(user, challenge, files, now=now) for _ in range(n)]
+
+
+def test_validation_daily_limit_counts_per_user_dataset_and_utc_day(
+    challenge, participant, other, submit_zip
+):
+    challenge.val_daily_limit = 2
+    challenge.save()
+    gaze = make_dataset(challenge, "gaze")
+    make_dataset(challenge, "outaouais")
+    files = predictions("gaze")
+    morning = datetime(2030, 1, 20, 0, 0, 0, tzinfo=UTC)
+    _fill(submit_zip, participant, challenge, files, 2, now=morning)
+    with pytest.raises(LimitReached) as caught:
+        submit_zip(participant, challenge, files, now=datetime(2030, 1, 20, 23, 59, 59, tzinfo=UTC))
+    assert caught.value.message == (
+        "you have made 2 submissions to gaze today, the daily limit in the validation phase; "
+        "the limit resets at 00:00 UTC"
+    )
+    assert caught.value.retry_after == 2
+    # Another user, another dataset and the next UTC day are not affected.
+    submit_zip(other, challenge, files, now=morning)
+    submit_zip(participant, challenge, predictions("outaouais"), now=morning)
+    submit_zip(participant, challenge, files, now=datetime(2030, 1, 21, tzinfo=UTC))
+    assert Submission.objects.filter(user=participant, dataset=gaze).count() == 3
+
+    rows = {
+        a.dataset.name: a for a in allowances(user=participant, challenge=challenge, now=morning)
+    }
+    assert (rows["gaze"].used_today, rows["gaze"].daily_limit, rows["gaze"].remaining) == (2, 2, 0)
+    assert (rows["outaouais"].used_today, rows["outaouais"].remaining) == (1, 1)
+
+
+def test_invalid_and_failed_submissions_do_not_count(gaze, participant, submit_zip):
+    challenge = gaze.challenge
+    challenge.val_daily_limit = 1
+    challenge.save()
+    bad = submit_zip(participant, challenge, {"gaze_val_predict.txt": b"oops\n"}, now=VALIDATION)
+    assert bad.status == Status.INVALID
+    failed = submit_zip(participant, challenge, predictions("gaze"), now=VALIDATION)
+    Submission.objects.filter(pk=failed.pk).update(status=Status.FAILED)
+    good = submit_zip(participant, challenge, predictions("gaze"), now=VALIDATION)
+    assert good.status == Status.SCORED
+    with pytest.raises(LimitReached):
+        submit_zip(participant, challenge, predictions("gaze"), now=VALIDATION)
+
+
+def test_queued_and_running_submissions_count(gaze, participant, submit_zip):
+    challenge = gaze.challenge
+    challenge.val_daily_limit = 2
+    challenge.save()
+    first, second = _fill(
+        submit_zip, participant, challenge, predictions("gaze"), 2, now=VALIDATION
+    )
+    Submission.objects.filter(pk=first.pk).update(status=Status.QUEUED)
+    Submission.objects.filter(pk=second.pk).update(status=Status.RUNNING)
+    with pytest.raises(LimitReached):
+        submit_zip(participant, challenge, predictions("gaze"), now=VALIDATION)
+
+
+def test_test_phase_daily_and_total_limits(gaze, participant, submit_zip):
+    challenge = gaze.challenge
+    challenge.test_daily_limit, challenge.test_total_limit = 2, 3
+    challenge.val_daily_limit = None
+    challenge.save()
+    # Validation-phase submissions count only against the validation phase (no limit here).
+    _fill(submit_zip, participant, challenge, predictions("gaze"), 4, now=VALIDATION)
+    files = predictions("gaze", ("test",))
+    day1, day2 = datetime(2030, 2, 2, 9, tzinfo=UTC), datetime(2030, 2, 3, 9, tzinfo=UTC)
+    _fill(submit_zip, participant, challenge, files, 2, now=day1)
+    with pytest.raises(LimitReached, match="daily limit in the test phase"):
+        submit_zip(participant, challenge, files, now=day1)
+    submit_zip(participant, challenge, files, now=day2)
+    with pytest.raises(LimitReached) as caught:
+        submit_zip(participant, challenge, files, now=day2)
+    assert caught.value.message == (
+        "you have made 3 submissions to gaze in the test phase, its overall limit"
+    )
+    assert caught.value.retry_after is None
+    (row,) = allowances(user=participant, challenge=challenge, now=day2)
+    assert (row.used_today, row.used_total, row.total_limit, row.remaining) == (1, 3, 3, 0)
+
+
+def test_after_the_deadline_the_daily_limit_holds_but_not_the_total(gaze, participant, submit_zip):
+    challenge = gaze.challenge
+    challenge.test_daily_limit, challenge.test_total_limit = 2, 1
+    challenge.save()
+    files = predictions("gaze", ("test",))
+    submit_zip(participant, challenge, files, now=TEST_PHASE)
+    _fill(submit_zip, participant, challenge, files, 2, now=AFTER)
+    with pytest.raises(LimitReached, match="daily limit in the post-challenge"):
+        submit_zip(participant, challenge, files, now=AFTER)
+
+
+def test_unlimited_phase(gaze, participant, submit_zip):
+    challenge = gaze.challenge
+    assert challenge.val_daily_limit is None
+    _fill(submit_zip, participant, challenge, predictions("gaze"), 7, now=VALIDATION)
+    (row,) = allowances(user=participant, challenge=challenge, now=VALIDATION)
+    assert (row.used_today, row.remaining) == (7, None)

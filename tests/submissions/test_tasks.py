@@ -1,0 +1,182 @@
+"""The scoring task: idempotent, redelivery after a dead worker, the sweep, the broker down."""
+
+from datetime import timedelta
+
+import time_machine
+from django.conf import settings
+from django.core.management import call_command
+from kombu.exceptions import OperationalError
+
+from challenge_site.celery import app
+from challenge_site.submissions import tasks
+from challenge_site.submissions.models import Score, Status, Submission
+from challenge_site.submissions.services import score_submission, sweep
+
+from .helpers import VALIDATION, predictions, queued_submission
+
+TIMEOUT = timedelta(seconds=settings.SUBMISSION_SCORING_TIMEOUT)
+
+
+def test_task_options_and_registration():
+    assert tasks.score_submission.acks_late is True
+    assert tasks.score_submission.reject_on_worker_lost is True
+    assert tasks.score_submission.soft_time_limit == settings.SUBMISSION_SCORING_TIMEOUT
+    assert tasks.score_submission.time_limit == settings.SUBMISSION_SCORING_TIMEOUT + 30
+    assert {"submissions.score", "submissions.sweep"} <= set(app.tasks)
+    schedule = app.conf.beat_schedule["sweep-submissions"]
+    assert schedule["task"] == "submissions.sweep"
+    assert schedule["schedule"] == float(settings.SUBMISSION_SWEEP_INTERVAL)
+
+
+def test_scoring_twice_changes_nothing(gaze, participant):
+    submission = queued_submission(participant, gaze.challenge)
+    assert tasks.score_submission.delay(submission.pk).get() == Status.SCORED
+    submission.refresh_from_db()
+    finished, scores = submission.finished_at, list(Score.objects.values_list("id", "value"))
+    assert tasks.score_submission.delay(submission.pk).get() is None
+    submission.refresh_from_db()
+    assert (submission.attempts, submission.finished_at) == (1, finished)
+    assert list(Score.objects.values_list("id", "value")) == scores
+
+
+def test_invalid_is_final_too_and_force_scores_again(gaze, participant, submit_zip):
+    bad = submit_zip(participant, gaze.challenge, {"gaze_val_predict.txt": b"x\n"}, now=VALIDATION)
+    assert score_submission(submission_id=bad.pk) is None
+    again = score_submission(submission_id=bad.pk, force=True)
+    assert again.status == Status.INVALID and again.attempts == 1
+
+
+def test_running_submission_is_left_to_its_worker(gaze, participant):
+    submission = queued_submission(participant, gaze.challenge)
+    Submission.objects.filter(pk=submission.pk).update(
+        status=Status.RUNNING, task_id="worker-a", started_at=VALIDATION, attempts=1
+    )
+    later = VALIDATION + TIMEOUT - timedelta(seconds=1)
+    assert score_submission(submission_id=submission.pk, task_id="b", now=later) is None
+    assert score_submission(submission_id=submission.pk, force=True, now=later) is None
+    assert Submission.objects.get(pk=submission.pk).status == Status.RUNNING
+
+
+def test_the_same_task_delivered_again_takes_over_at_once(gaze, participant):
+    """acks_late + reject_on_worker_lost: a SIGKILLed worker's message comes back."""
+    submission = queued_submission(participant, gaze.challenge)
+    Submission.objects.filter(pk=submission.pk).update(
+        status=Status.RUNNING, task_id="the-task", started_at=VALIDATION, attempts=1
+    )
+    result = tasks.score_submission.apply(args=(submission.pk,), task_id="the-task")
+    assert result.get() == Status.SCORED
+    submission.refresh_from_db()
+    assert (submission.status, submission.attempts, submission.task_id) == (
+        Status.SCORED,
+        2,
+        "the-task",
+    )
+    assert Score.objects.filter(submission=submission).count() == 3
+
+
+def test_stale_run_is_taken_over(gaze, participant):
+    submission = queued_submission(participant, gaze.challenge)
+    Submission.objects.filter(pk=submission.pk).update(
+        status=Status.RUNNING, task_id="dead", started_at=VALIDATION, attempts=1
+    )
+    scored = score_submission(submission_id=submission.pk, now=VALIDATION + TIMEOUT)
+    assert scored.status == Status.SCORED and scored.attempts == 2
+
+
+def test_a_superseded_run_does_not_write(gaze, participant, monkeypatch):
+    """Run A is slow; B takes it over; A finishing late must not overwrite B's result."""
+    submission = queued_submission(participant, gaze.challenge)
+    from challenge_site.submissions import evaluation
+
+    real = evaluation.evaluate
+
+    def slow_then_overtaken(sub):
+        outcome = real(sub)
+        Submission.objects.filter(pk=sub.pk).update(attempts=7)  # B claimed meanwhile
+        return outcome
+
+    monkeypatch.setattr(evaluation, "evaluate", slow_then_overtaken)
+    assert score_submission(submission_id=submission.pk) is None
+    submission.refresh_from_db()
+    assert (submission.status, submission.attempts) == (Status.RUNNING, 7)
+    assert not Score.objects.filter(submission=submission).exists()
+
+
+def test_repeatedly_interrupted_scoring_ends_as_failed(gaze, participant):
+    submission = queued_submission(participant, gaze.challenge)
+    Submission.objects.filter(pk=submission.pk).update(
+        status=Status.RUNNING,
+        task_id="t",
+        started_at=VALIDATION,
+        attempts=settings.SUBMISSION_MAX_ATTEMPTS,
+    )
+    assert score_submission(submission_id=submission.pk, task_id="t") is None
+    submission.refresh_from_db()
+    assert submission.status == Status.FAILED
+    assert submission.failure == (
+        f"scoring was interrupted {settings.SUBMISSION_MAX_ATTEMPTS} times (the worker "
+        "stopped each time); the organisers can rescore it"
+    )
+    rescored = score_submission(submission_id=submission.pk, force=True)
+    assert (rescored.status, rescored.attempts) == (Status.SCORED, 1)
+
+
+def test_deleted_submission_is_skipped(gaze, participant, caplog):
+    submission = queued_submission(participant, gaze.challenge)
+    submission.delete()
+    assert score_submission(submission_id=submission.pk) is None
+    assert f"submission {submission.pk} no longer exists" in caplog.text
+
+
+def test_sweep_queues_stuck_submissions_again(
+    gaze, participant, django_capture_on_commit_callbacks
+):
+    stuck_queued = queued_submission(participant, gaze.challenge)
+    stuck_running = queued_submission(participant, gaze.challenge)
+    Submission.objects.filter(pk=stuck_running.pk).update(
+        status=Status.RUNNING, task_id="dead", started_at=VALIDATION, attempts=1
+    )
+    fresh = queued_submission(participant, gaze.challenge, now=VALIDATION + TIMEOUT)
+    now = VALIDATION + TIMEOUT + timedelta(seconds=1)
+    with (
+        time_machine.travel(now, tick=False),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        swept = sweep(now=now)
+    assert sorted(swept) == sorted([stuck_queued.pk, stuck_running.pk])
+    statuses = dict(Submission.objects.values_list("pk", "status"))
+    assert statuses == {
+        stuck_queued.pk: Status.SCORED,
+        stuck_running.pk: Status.SCORED,
+        fresh.pk: Status.QUEUED,
+    }
+
+
+def test_sweep_command_and_task(gaze, participant, capsys, django_capture_on_commit_callbacks):
+    queued_submission(participant, gaze.challenge)
+    with (
+        time_machine.travel(VALIDATION + TIMEOUT * 2, tick=False),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        call_command("sweep_submissions")
+        assert tasks.sweep_submissions.delay().get() == []
+    assert capsys.readouterr().out == "Queued 1 submission(s) again.\n"
+    assert Submission.objects.get().status == Status.SCORED
+
+
+def test_upload_is_accepted_while_the_broker_is_down(
+    gaze, participant, monkeypatch, caplog, submit_zip, django_capture_on_commit_callbacks
+):
+    def unreachable(*args, **kwargs):
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(tasks.score_submission, "delay", unreachable)
+    submission = submit_zip(participant, gaze.challenge, predictions("gaze"), now=VALIDATION)
+    assert submission.status == Status.QUEUED
+    assert f"broker unavailable: submission {submission.pk} waits for the sweep" in caplog.text
+
+    monkeypatch.undo()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert sweep(now=VALIDATION + TIMEOUT * 2) == [submission.pk]
+    submission.refresh_from_db()
+    assert submission.status == Status.SCORED
