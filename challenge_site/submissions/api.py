@@ -1,0 +1,121 @@
+"""POST /api/v1/submissions/ and GET /api/v1/submissions/<id>/ (token or session auth)."""
+
+from django.urls import reverse
+from django.utils import timezone
+from rest_framework import serializers, status
+from rest_framework.decorators import api_view, parser_classes, permission_classes
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+
+from challenge_site.access import get_visible_or_404
+from challenge_site.challenges.services import visible_challenges
+
+from . import services
+from .limits import LimitReached
+from .models import Submission
+from .uploads import limit_upload_size, oversized, too_large_message
+from .visibility import api_scores, can_see_private
+
+
+class SizeLimitedMultiPartParser(MultiPartParser):
+    """Multipart parsing with the submission size limit as the first upload handler."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        limit_upload_size(parser_context["request"])
+        return super().parse(stream, media_type, parser_context)
+
+
+class SubmissionCreateSerializer(serializers.Serializer):
+    challenge = serializers.SlugField()
+    dataset = serializers.CharField(required=False, allow_blank=True, max_length=40)
+    method = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=5000)
+    authors = serializers.CharField(required=False, allow_blank=True, max_length=300)
+    file = serializers.FileField()
+
+
+@api_view(["POST"])
+@parser_classes([SizeLimitedMultiPartParser, FormParser])
+def api_submission_create(request):
+    """201 {"id", "status", "url"}; 400 with the reasons; 429 over the daily limit."""
+    now = timezone.now()
+    serializer = SubmissionCreateSerializer(data=request.data)
+    valid = serializer.is_valid()
+    errors = dict(serializer.errors)
+    if oversized(request, "file"):
+        errors["file"] = [too_large_message()]
+    if not valid or errors:
+        return Response(errors, status=status.HTTP_400_BAD_REQUEST)
+    data = serializer.validated_data
+    challenge = (
+        visible_challenges(user=request.user, now=now).filter(slug=data["challenge"]).first()
+    )
+    if challenge is None:
+        return Response(
+            {"challenge": [f"no challenge {data['challenge']!r}"]},
+            status=status.HTTP_400_BAD_REQUEST,
+        )
+    try:
+        submission = services.submit(
+            user=request.user,
+            challenge=challenge,
+            dataset_name=data.get("dataset") or None,
+            method=data["method"],
+            description=data.get("description", ""),
+            authors=data.get("authors", ""),
+            upload=data["file"],
+            now=now,
+        )
+    except services.Rejected as rejected:
+        body = {
+            ("non_field_errors" if field == "__all__" else field): problems
+            for field, problems in rejected.errors.items()
+        }
+        return Response(body, status=status.HTTP_400_BAD_REQUEST)
+    except LimitReached as limit:
+        if limit.retry_after is None:
+            return Response({"detail": limit.message}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            {"detail": limit.message},
+            status=status.HTTP_429_TOO_MANY_REQUESTS,
+            headers={"Retry-After": str(limit.retry_after)},
+        )
+    submission.refresh_from_db(fields=["status"])  # scored already when tasks run in-process
+    url = request.build_absolute_uri(reverse("submission_detail", args=[submission.pk]))
+    api_url = request.build_absolute_uri(reverse("api_submission", args=[submission.pk]))
+    return Response(
+        {"id": submission.pk, "status": submission.status, "url": url, "api_url": api_url},
+        status=status.HTTP_201_CREATED,
+        headers={"Location": api_url},
+    )
+
+
+@api_view(["GET"])
+@permission_classes([AllowAny])
+def api_submission(request, pk):
+    """{"id", "status", "errors", "scores": {split: {loss: value or null}}}; infinity as "inf".
+
+    The same visibility as the submission's page: errors for its owner and staff only,
+    test scores once results are published (staff: always).
+    """
+    submission: Submission = get_visible_or_404(
+        Submission, user=request.user, now=timezone.now(), pk=pk
+    )
+    private = can_see_private(submission, user=request.user)
+    return Response(
+        {
+            "id": submission.pk,
+            "status": submission.status,
+            "errors": submission.errors if private else [],
+            "failure": submission.failure if private else "",
+            "scores": api_scores(submission, user=request.user),
+            "challenge": submission.dataset.challenge.slug,
+            "dataset": submission.dataset.name,
+            "method": submission.method,
+            "mark": submission.mark,
+            "created": submission.created,
+            "is_baseline": submission.is_baseline,
+            "url": request.build_absolute_uri(reverse("submission_detail", args=[submission.pk])),
+        }
+    )

@@ -1,0 +1,17 @@
+from django.urls import path
+
+from . import api, views
+
+urlpatterns = [
+    path("challenges/<slug:slug>/submit/", views.submit, name="submit"),
+    path("submissions/<int:pk>/", views.submission_detail, name="submission_detail"),
+    path(
+        "submissions/<int:pk>/plots/<str:split>.svg",
+        views.submission_plot,
+        name="submission_plot",
+    ),
+    path("submissions/<int:pk>/file.zip", views.submission_file, name="submission_file"),
+    path("accounts/submissions/", views.my_submissions, name="my_submissions"),
+    path("api/v1/submissions/", api.api_submission_create, name="api_submission_create"),
+    path("api/v1/submissions/<int:pk>/", api.api_submission, name="api_submission"),
+]

@@ -1,0 +1,152 @@
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import Prefetch
+from django.http import FileResponse, Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.cache import get_conditional_response, patch_cache_control
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
+from django.views.decorators.http import require_http_methods, require_safe
+
+from challenge_site.access import get_visible_or_404
+from challenge_site.challenges.models import Challenge, Phase
+from challenge_site.challenges.services import current_phase
+
+from . import services
+from .forms import SubmissionForm
+from .limits import LimitReached, allowances
+from .models import Score, SplitResult, Status, Submission
+from .plots import cached_svg
+from .uploads import limit_upload_size
+from .visibility import can_see_private, participant_name, score_table, split_visible
+
+PAGE_SIZE = 50
+
+
+@csrf_exempt  # checked by csrf_protect in _submit, once the upload size limit is in place
+@login_required
+@require_http_methods(["GET", "POST"])
+def submit(request, slug):
+    limit_upload_size(request)
+    return _submit(request, slug)
+
+
+@csrf_protect
+def _submit(request, slug):
+    now = timezone.now()
+    challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
+    phase = current_phase(challenge, now=now)
+    form = SubmissionForm(
+        request.POST if request.method == "POST" else None,
+        request.FILES if request.method == "POST" else None,
+        challenge=challenge,
+        request=request,
+    )
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                submission = services.submit(
+                    user=request.user,
+                    challenge=challenge,
+                    dataset_name=data["dataset"] or None,
+                    method=data["method"],
+                    description=data["description"],
+                    authors=data["authors"],
+                    upload=data["file"],
+                    now=now,
+                )
+            except services.Rejected as rejected:
+                for field, problems in rejected.errors.items():
+                    form.add_error(None if field == "__all__" else field, problems)
+            except LimitReached as limit:
+                form.add_error(None, limit.message)
+            else:
+                messages.success(request, f"Submission #{submission.pk} received.")
+                return redirect("submission_detail", pk=submission.pk)
+        status = 400
+    context = {
+        "challenge": challenge,
+        "phase": phase,
+        "open": phase != Phase.UPCOMING,
+        "form": form,
+        "allowances": allowances(user=request.user, challenge=challenge, now=now),
+        "max_upload_bytes": settings.SUBMISSION_MAX_UPLOAD_BYTES,
+    }
+    return render(request, "submissions/submit.html", context, status=status)
+
+
+@require_safe
+def submission_detail(request, pk):
+    now = timezone.now()
+    submission = get_visible_or_404(Submission, user=request.user, now=now, pk=pk)
+    table = score_table(submission, user=request.user)
+    context = {
+        "submission": submission,
+        "show_scores": submission.status == Status.SCORED or any(e.cells for e in table),
+        "challenge": submission.dataset.challenge,
+        "dataset": submission.dataset,
+        "participant": participant_name(submission),
+        "private": can_see_private(submission, user=request.user),
+        "table": table,
+    }
+    return render(request, "submissions/submission_detail.html", context)
+
+
+@require_safe
+def submission_plot(request, pk, split):
+    """The split's reliability diagram or PIT histogram, while its scores are visible."""
+    now = timezone.now()
+    submission = get_visible_or_404(Submission, user=request.user, now=now, pk=pk)
+    if not split_visible(submission.dataset.challenge, split, user=request.user):
+        raise Http404("These scores are not published yet.")
+    result = SplitResult.objects.filter(submission=submission, split=split).first()
+    if result is None or submission.finished_at is None:
+        raise Http404("No plot for this split.")
+    version = f"{submission.finished_at.timestamp():.6f}"
+    etag = f'"{submission.pk}-{split}-{version}"'
+    response = get_conditional_response(request, etag=etag)
+    if response is None:
+        svg = cached_svg(result, dataset_name=submission.dataset.name, version=version)
+        response = HttpResponse(svg, content_type="image/svg+xml")
+    response["ETag"] = etag
+    # Publication can hide or reveal test plots: browsers must ask again every time.
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
+
+
+@require_safe
+def submission_file(request, pk):
+    """The uploaded zip: its owner and staff only; a 404 for everyone else."""
+    now = timezone.now()
+    submission = get_visible_or_404(Submission, user=request.user, now=now, pk=pk)
+    if not can_see_private(submission, user=request.user) or not submission.file:
+        raise Http404("No such file.")
+    response = FileResponse(
+        submission.file.open("rb"),
+        as_attachment=True,
+        filename=f"submission-{submission.pk}.zip",
+        content_type="application/zip",
+    )
+    patch_cache_control(response, private=True, no_store=True)
+    return response
+
+
+@login_required
+@require_safe
+def my_submissions(request):
+    submissions = (
+        Submission.objects.filter(user=request.user)
+        .select_related("dataset__challenge")
+        .prefetch_related(
+            Prefetch("scores", queryset=Score.objects.only("submission", "split", "loss", "value")),
+            Prefetch("split_results", queryset=SplitResult.objects.defer("plot_data")),
+        )
+        .order_by("-created", "-id")
+    )
+    page = Paginator(submissions, PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = [(s, score_table(s, user=request.user)) for s in page.object_list]
+    return render(request, "submissions/my_submissions.html", {"page": page, "rows": rows})

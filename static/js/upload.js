@@ -1,0 +1,88 @@
+// Upload progress for the submission form. Without JavaScript (or without XHR and
+// FormData) the form posts as usual; with it, the same request is sent by XHR so the
+// progress of the upload can be shown.
+(function () {
+  "use strict";
+
+  function megabytes(bytes) {
+    return (bytes / 1000000).toFixed(1) + " MB";
+  }
+
+  function enhance(form) {
+    var box = form.querySelector(".upload-progress");
+    var bar = box.querySelector("progress");
+    var percent = box.querySelector(".upload-percent");
+    var problem = form.querySelector(".upload-error");
+    var button = form.querySelector("button[type=submit]");
+    var maxBytes = parseInt(form.getAttribute("data-max-bytes"), 10);
+
+    function fail(message) {
+      problem.textContent = message;
+      problem.hidden = false;
+      box.hidden = true;
+      button.disabled = false;
+    }
+
+    form.addEventListener("submit", function (event) {
+      var input = form.querySelector("input[type=file]");
+      var file = input && input.files && input.files[0];
+      if (file && maxBytes && file.size > maxBytes) {
+        event.preventDefault();
+        fail("The file is " + megabytes(file.size) + "; a submission zip may be at most " +
+             megabytes(maxBytes) + ".");
+        return;
+      }
+      event.preventDefault();
+      var target = form.action || window.location.href;
+      var xhr = new XMLHttpRequest();
+      xhr.open("POST", target);
+      xhr.upload.addEventListener("progress", function (e) {
+        if (e.lengthComputable) {
+          var done = Math.round((100 * e.loaded) / e.total);
+          bar.value = done;
+          percent.textContent = done + " %";
+        }
+      });
+      xhr.upload.addEventListener("load", function () {
+        bar.value = 100;
+        percent.textContent = "uploaded; checking the zip…";
+      });
+      xhr.addEventListener("load", function () {
+        // Accepted: the server redirected to the submission's page.
+        if (xhr.status < 400 && xhr.responseURL && xhr.responseURL !== new URL(target, window.location.href).href) {
+          window.location.assign(xhr.responseURL);
+          return;
+        }
+        // Refused: show the form as the server answered it, with its messages.
+        var page = new DOMParser().parseFromString(xhr.responseText, "text/html");
+        var main = page.querySelector("main");
+        if (!main) {
+          fail("The server answered " + xhr.status + " " + xhr.statusText + ". Please try again.");
+          return;
+        }
+        document.querySelector("main").replaceWith(main);
+        var again = document.getElementById("submission-form");
+        if (again) {
+          enhance(again);
+        }
+        var alert = main.querySelector("[role=alert]");
+        if (alert) {
+          alert.setAttribute("tabindex", "-1");
+          alert.focus();
+        }
+      });
+      xhr.addEventListener("error", function () {
+        fail("The upload did not reach the server (connection lost?). Please try again.");
+      });
+      problem.hidden = true;
+      box.hidden = false;
+      button.disabled = true;
+      xhr.send(new FormData(form));
+    });
+  }
+
+  var form = document.getElementById("submission-form");
+  if (form && window.FormData && window.XMLHttpRequest && window.DOMParser) {
+    enhance(form);
+  }
+})();

@@ -1,0 +1,306 @@
+"""The upload page, the submission page, its plots and file, and "My submissions"."""
+
+import random
+import zipfile
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from django.conf import settings as site_settings
+from django.test import Client
+from django.urls import reverse
+
+from challenge_site.submissions.models import Status, Submission
+from challenge_site.submissions.services import score_submission
+from tests.pages import page_text
+
+from .helpers import (
+    AFTER,
+    BEFORE_START,
+    VALIDATION,
+    form_data,
+    gaussian_lines,
+    make_zip,
+    predictions,
+    queued_submission,
+)
+
+SUBMIT = reverse("submit", args=["demo"])
+TIMEOUT = timedelta(seconds=site_settings.SUBMISSION_SCORING_TIMEOUT)
+VAL = gaussian_lines(4)
+
+
+@pytest.fixture
+def logged_in(client, participant):
+    with time_machine.travel(VALIDATION, tick=False):
+        client.force_login(participant)
+        yield client
+
+
+def test_upload_page_needs_a_login(client, gaze):
+    response = client.get(SUBMIT)
+    assert response.status_code == 302
+    assert response["Location"] == f"/accounts/login/?next={SUBMIT}"
+    response = client.post(SUBMIT, form_data(gaze.challenge, make_zip(predictions("gaze"))))
+    assert response.status_code == 302 and not Submission.objects.exists()
+
+
+def test_upload_page_shows_phase_limits_and_what_remains(logged_in, gaze, participant, submit_zip):
+    challenge = gaze.challenge
+    challenge.val_daily_limit = 3
+    challenge.save()
+    submit_zip(participant, challenge, predictions("gaze"), now=VALIDATION)
+    response = logged_in.get(SUBMIT)
+    assert response.status_code == 200
+    text = page_text(response)
+    assert "Validation phase — the zip must hold NAME_val_predict.txt" in text
+    assert "gaze 1 3 2" in text  # dataset, used today, daily limit, remaining
+    page = response.content.decode()
+    assert 'enctype="multipart/form-data"' in page and "csrfmiddlewaretoken" in page
+    assert f'data-max-bytes="{50 * 1024 * 1024}"' in page
+    assert '<progress id="upload-progress"' in page and "js/upload.js" in page
+    assert '<option value="" selected>— from the file names —</option>' in page
+
+
+def test_upload_page_before_the_challenge_opens(client, gaze, participant):
+    with time_machine.travel(BEFORE_START, tick=False):
+        client.force_login(participant)
+        response = client.get(SUBMIT)
+    assert "Submissions open with the challenge, on 10 Jan 2030, 00:00 UTC" in page_text(response)
+    assert '<form method="post" enctype' not in response.content.decode()
+
+
+def test_upload_redirects_to_the_scored_submission(
+    logged_in, gaze, participant, django_capture_on_commit_callbacks
+):
+    data = make_zip(predictions("gaze", ("train", "val")))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = logged_in.post(SUBMIT, form_data(gaze.challenge, data, method="My GP"))
+    submission = Submission.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == f"/submissions/{submission.pk}/"
+    assert (submission.user, submission.method, submission.status) == (
+        participant,
+        "My GP",
+        Status.SCORED,
+    )
+    page = logged_in.get(response["Location"])
+    text = page_text(page)
+    assert f"Submission #{submission.pk} received." in text
+    assert "< My GP" in text and "Scored" in text
+    assert "Training split nlpd nmse crps" in text and "Validation split nlpd nmse crps" in text
+    assert 'http-equiv="refresh"' not in page.content.decode()
+    assert "PIT histogram of the validation split (flat when calibrated)." in text
+    assert "The central 50 %, 80 % and 95 % predictive intervals hold the target" in text
+
+
+def test_form_errors_come_back_with_status_400(logged_in, gaze):
+    response = logged_in.post(SUBMIT, form_data(gaze.challenge, b"", method=""))
+    assert response.status_code == 400
+    text = page_text(response)
+    assert "This field is required." in text
+    response = logged_in.post(
+        SUBMIT, form_data(gaze.challenge, make_zip({"gaze_val_targets.txt": b"1\n"}))
+    )
+    assert response.status_code == 400
+    assert "rename it to gaze_val_predict.txt" in page_text(response)
+    assert not Submission.objects.exists()
+
+
+def test_oversized_upload_is_refused_while_it_arrives(logged_in, gaze, settings, storage_roots):
+    settings.SUBMISSION_MAX_UPLOAD_BYTES = 200_000
+    noise = random.Random(1).randbytes(300_000)
+    data = make_zip({"gaze_val_predict.txt": noise}, compression=zipfile.ZIP_STORED)
+    response = logged_in.post(SUBMIT, form_data(gaze.challenge, data))
+    assert response.status_code == 400
+    assert "the file is larger than 0.2 MB, the limit for a submission zip" in page_text(response)
+    assert not Submission.objects.exists()
+    assert not (storage_roots["private"] / "submissions").exists()
+
+
+def test_upload_needs_the_csrf_token(gaze, participant):
+    client = Client(enforce_csrf_checks=True)
+    with time_machine.travel(VALIDATION, tick=False):
+        client.force_login(participant)
+        response = client.post(SUBMIT, form_data(gaze.challenge, make_zip(predictions("gaze"))))
+    assert response.status_code == 403
+    assert not Submission.objects.exists()
+
+
+def test_infinity_and_na_on_the_submission_page(client, gaze, participant, submit_zip):
+    files = {"gaze_val_predict.txt": b"1 0.5 0\n1 0.1 1\n1 -0.2 1\n1 0.3 1\n"}
+    submission = submit_zip(participant, gaze.challenge, files, now=VALIDATION)
+    with time_machine.travel(AFTER, tick=False):
+        text = page_text(client.get(f"/submissions/{submission.pk}/"))
+    assert "Validation split nlpd nmse crps ∞" in text
+    point = submit_zip(
+        participant, gaze.challenge, {"gaze_val_predict.txt": b"1 0 0\n" * 4}, now=VALIDATION
+    )
+    with time_machine.travel(AFTER, tick=False):
+        text = page_text(client.get(f"/submissions/{point.pk}/"))
+    assert "non-probabilistic predictions: only point losses apply nlpd nmse crps n/a" in text
+    assert text.count("n/a") >= 2
+
+
+def test_invalid_submission_page_lists_every_error(logged_in, gaze, participant, submit_zip):
+    files = {
+        "gaze_val_predict.txt": b"1 0 1\nbad\n1 0 -1\n",
+        "gaze_train_predict.txt": b"x\n",
+    }
+    submission = submit_zip(participant, gaze.challenge, files, now=VALIDATION)
+    response = logged_in.get(f"/submissions/{submission.pk}/")
+    page = response.content.decode()
+    assert len(submission.errors) >= 4
+    for line in submission.errors:
+        assert line.replace("'", "&#x27;").replace('"', "&quot;") in page
+    assert "Invalid" in page_text(response) and "Scores" not in page_text(response)
+
+
+def test_failed_submission_page_explains(logged_in, gaze, participant, submit_zip):
+    submission = submit_zip(participant, gaze.challenge, predictions("gaze"), now=VALIDATION)
+    Submission.objects.filter(pk=submission.pk).update(
+        status=Status.FAILED, failure="RuntimeError: disk on fire"
+    )
+    text = page_text(logged_in.get(f"/submissions/{submission.pk}/"))
+    assert "scoring failed because of a problem on our side" in text
+    assert "RuntimeError: disk on fire" in text
+
+
+@pytest.mark.parametrize(
+    ("name", "task", "marker"),
+    [
+        ("gaze", "regression", "PIT value F(y)"),
+        ("catalysis", "classification", "Observed frequency"),
+    ],
+)
+def test_plots_are_svg_drawn_by_matplotlib_and_cached(
+    client, challenge, participant, submit_zip, name, task, marker
+):
+    from tests.factories import make_dataset
+
+    make_dataset(challenge, name, task=task)
+    submission = submit_zip(
+        participant, challenge, predictions(name, ("val",), task=task), now=VALIDATION
+    )
+    url = f"/submissions/{submission.pk}/plots/val.svg"
+    with time_machine.travel(AFTER, tick=False):
+        response = client.get(url)
+        assert response.status_code == 200
+        assert response["Content-Type"] == "image/svg+xml"
+        svg = response.content.decode()
+        assert svg.lstrip().startswith("<?xml") and "<svg" in svg and marker in svg
+        assert "matplotlib" in svg
+        assert client.get(url, HTTP_IF_NONE_MATCH=response["ETag"]).status_code == 304
+        assert client.get(url).content.decode() == svg
+        assert client.get(f"/submissions/{submission.pk}/plots/train.svg").status_code == 404
+    assert "no-cache" in response["Cache-Control"] and "private" in response["Cache-Control"]
+
+
+def test_owner_downloads_the_zip_they_uploaded(logged_in, gaze, participant, submit_zip):
+    files = predictions("gaze")
+    submission = submit_zip(participant, gaze.challenge, files, now=VALIDATION)
+    response = logged_in.get(f"/submissions/{submission.pk}/file.zip")
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="submission-{submission.pk}.zip"'
+    )
+    assert b"".join(response.streaming_content) == make_zip(files)
+
+
+def test_my_submissions_lists_mine_in_a_constant_number_of_queries(
+    logged_in, gaze, participant, other, submit_zip, django_assert_num_queries
+):
+    submit_zip(other, gaze.challenge, predictions("gaze"), now=VALIDATION)
+    url = reverse("my_submissions")
+
+    def render():
+        # session, user, count, submissions, their scores, their split results
+        with django_assert_num_queries(6):
+            return logged_in.get(url)
+
+    for _ in range(2):
+        submit_zip(participant, gaze.challenge, predictions("gaze"), now=VALIDATION)
+    few = render()
+    for _ in range(8):
+        submit_zip(participant, gaze.challenge, predictions("gaze"), now=VALIDATION)
+    submit_zip(participant, gaze.challenge, {"gaze_val_predict.txt": b"no\n"}, now=VALIDATION)
+    many = render()
+    assert few.status_code == many.status_code == 200
+    text = page_text(many)
+    assert text.count("Gaussian process") == 11
+    assert "Invalid" in text and "val: nlpd" in text
+    mine = Submission.objects.filter(user=participant).order_by("-created", "-id")
+    assert [f"/submissions/{s.pk}/" in many.content.decode() for s in mine] == [True] * 11
+    theirs = Submission.objects.get(user=other)
+    assert f'href="/submissions/{theirs.pk}/"' not in many.content.decode()
+
+
+def test_my_submissions_needs_a_login(client):
+    assert client.get(reverse("my_submissions")).status_code == 302
+
+
+def test_navigation_and_challenge_page_link_to_submitting(logged_in, gaze):
+    home = logged_in.get("/").content.decode()
+    assert '<a href="/accounts/submissions/">My submissions</a>' in home
+    challenge_page = logged_in.get("/challenges/demo/").content.decode()
+    assert f'href="{SUBMIT}">Submit predictions</a>' in challenge_page
+
+
+def test_hostile_uploads_through_the_page_give_400_with_the_message(client, gaze, participant):
+    url = reverse("submit", args=["demo"])
+    corpus = {
+        b"not a zip at all": "the file is a text file, not a zip archive",
+        make_zip({"../gaze_val_predict.txt": VAL}): "refused: a path that climbs out",
+        make_zip({"gaze_val_predict.txt": b"1 0 1\n" * 2_000_000}): "this looks like a zip bomb",
+    }
+    with time_machine.travel(VALIDATION, tick=False):
+        client.force_login(participant)
+        for data, expected in corpus.items():
+            response = client.post(url, form_data(gaze.challenge, data))
+            assert response.status_code == 400
+            assert expected in response.content.decode()
+    assert not Submission.objects.exists()
+
+
+def test_limits_use_the_clock_of_the_request(
+    client, gaze, participant, django_capture_on_commit_callbacks
+):
+    """Through the page with time-machine: the day rolls over at 00:00 UTC."""
+    from django.urls import reverse
+
+    from .helpers import form_data, make_zip
+
+    challenge = gaze.challenge
+    challenge.val_daily_limit = 1
+    challenge.save()
+    url = reverse("submit", args=["demo"])
+    data = make_zip(predictions("gaze"))
+    with time_machine.travel(datetime(2030, 1, 20, 23, 59, tzinfo=UTC), tick=False):
+        client.force_login(participant)
+        with django_capture_on_commit_callbacks(execute=True):
+            assert client.post(url, form_data(challenge, data)).status_code == 302
+        response = client.post(url, form_data(challenge, data))
+        assert response.status_code == 400
+        assert "the daily limit in the validation phase" in response.content.decode()
+    with (
+        time_machine.travel(datetime(2030, 1, 21, 0, 0, 1, tzinfo=UTC), tick=False),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        assert client.post(url, form_data(challenge, data)).status_code == 302
+    assert Submission.objects.filter(status=Status.SCORED).count() == 2
+    assert [s.created.day for s in Submission.objects.order_by("created")] == [20, 21]
+    assert score_submission(submission_id=Submission.objects.first().pk) is None  # already final
+
+
+@pytest.mark.parametrize("status", [Status.QUEUED, Status.RUNNING])
+def test_status_page_refreshes_until_final(client, gaze, participant, status):
+    submission = queued_submission(participant, gaze.challenge)
+    Submission.objects.filter(pk=submission.pk).update(status=status)
+    with time_machine.travel(VALIDATION, tick=False):
+        client.force_login(participant)
+        page = client.get(f"/submissions/{submission.pk}/").content.decode()
+        assert '<meta http-equiv="refresh" content="2">' in page
+        score_submission(submission_id=submission.pk, now=VALIDATION + TIMEOUT)
+        page = client.get(f"/submissions/{submission.pk}/").content.decode()
+    assert 'http-equiv="refresh"' not in page
+    assert "Scored" in page
