@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.files.storage import Storage, storages
 from django.db import models
 from django.db.models import Q
+from django.urls import reverse
 
 from challenge_site.challenges.models import Phase
 from datasets.models import Dataset, Split
@@ -182,6 +183,9 @@ class Submission(models.Model):
 
     def __str__(self):
         return f"#{self.pk} {self.method} ({self.dataset_id and self.dataset.name})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("submission_detail", args=[self.pk])
 
     @property
     def is_final(self) -> bool:

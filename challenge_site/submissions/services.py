@@ -28,6 +28,7 @@ from .models import (
     Status,
     Submission,
     SubmissionQuota,
+    private_storage,
 )
 
 logger = logging.getLogger(__name__)
@@ -323,6 +324,12 @@ def refresh_baseline(*, dataset: Dataset, now: datetime) -> Submission:
     )
     transaction.on_commit(partial(enqueue, baseline.pk, force=True))
     return baseline
+
+
+def delete_stored_zip(*, submission: Submission) -> None:
+    """Remove a deleted submission's zip from the private storage once the deletion commits."""
+    if submission.file:
+        transaction.on_commit(partial(private_storage().delete, submission.file.name))
 
 
 def dataset_files_changed(*, dataset: Dataset, now: datetime) -> None:

@@ -218,3 +218,14 @@ def test_unlimited_phase(gaze, participant, submit_zip):
     _fill(submit_zip, participant, challenge, predictions("gaze"), 7, now=VALIDATION)
     (row,) = allowances(user=participant, challenge=challenge, now=VALIDATION)
     assert (row.used_today, row.remaining) == (7, None)
+
+
+def test_refused_over_the_limit_leaves_no_file_behind(gaze, participant, submit_zip, storage_roots):
+    challenge = gaze.challenge
+    challenge.val_daily_limit = 1
+    challenge.save()
+    kept = submit_zip(participant, challenge, predictions("gaze"), now=VALIDATION)
+    with pytest.raises(LimitReached):
+        submit_zip(participant, challenge, predictions("gaze"), now=VALIDATION)
+    stored = sorted(p.name for p in (storage_roots["private"] / "submissions").rglob("*.zip"))
+    assert stored == [kept.file.name.rsplit("/", 1)[1]]

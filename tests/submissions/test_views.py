@@ -304,3 +304,19 @@ def test_status_page_refreshes_until_final(client, gaze, participant, status):
         page = client.get(f"/submissions/{submission.pk}/").content.decode()
     assert 'http-equiv="refresh"' not in page
     assert "Scored" in page
+
+
+def test_deleting_a_submission_deletes_its_zip(
+    admin_client, gaze, participant, submit_zip, storage_roots, django_capture_on_commit_callbacks
+):
+    submission = submit_zip(participant, gaze.challenge, predictions("gaze"), now=VALIDATION)
+    stored = storage_roots["private"] / submission.file.name
+    assert stored.is_file()
+    assert (
+        admin_client.get(f"/admin/submissions/submission/{submission.pk}/change/").status_code
+        == 200
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        participant.delete()  # cascades to the submission
+    assert not Submission.objects.filter(pk=submission.pk).exists()
+    assert not stored.exists()
