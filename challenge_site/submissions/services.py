@@ -114,11 +114,12 @@ def submit(
     contents = read_upload(upload, dataset_name=dataset_name or None, limits=Limits.from_settings())
     dataset = datasets.get(contents.dataset_name)
     if dataset is None:
+        known = f"its datasets are {', '.join(datasets)}" if datasets else "it has none yet"
         raise Rejected(
             {
                 "file": [
                     f"{member.name}: this challenge has no dataset {contents.dataset_name!r}; "
-                    f"its datasets are {', '.join(datasets)}"
+                    + known
                     for member in contents.members.values()
                 ]
             }

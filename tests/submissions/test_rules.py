@@ -229,3 +229,10 @@ def test_refused_over_the_limit_leaves_no_file_behind(gaze, participant, submit_
         submit_zip(participant, challenge, predictions("gaze"), now=VALIDATION)
     stored = sorted(p.name for p in (storage_roots["private"] / "submissions").rglob("*.zip"))
     assert stored == [kept.file.name.rsplit("/", 1)[1]]
+
+
+def test_challenge_without_datasets(challenge, participant, submit_zip):
+    errors = rejected(submit_zip, participant, challenge, predictions("gaze"), now=VALIDATION)
+    assert errors == {
+        "file": ["gaze_val_predict.txt: this challenge has no dataset 'gaze'; it has none yet"]
+    }
