@@ -7,6 +7,7 @@ import logging
 from datetime import datetime, timedelta
 from functools import partial
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q, QuerySet
@@ -183,6 +184,11 @@ def score_submission(
     submission = Submission.objects.select_related("dataset__challenge").get(pk=submission_id)
     try:
         outcome = evaluation.evaluate(submission)
+    except SoftTimeLimitExceeded:
+        logger.error("scoring submission %s took too long", submission_id)
+        outcome = evaluation.Outcome.failed(
+            f"scoring took longer than {settings.SUBMISSION_SCORING_TIMEOUT} seconds"
+        )
     except Exception as error:
         logger.exception("scoring submission %s failed", submission_id)
         outcome = evaluation.Outcome.failed(f"{type(error).__name__}: {error}")

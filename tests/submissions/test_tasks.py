@@ -180,3 +180,21 @@ def test_upload_is_accepted_while_the_broker_is_down(
         assert sweep(now=VALIDATION + TIMEOUT * 2) == [submission.pk]
     submission.refresh_from_db()
     assert submission.status == Status.SCORED
+
+
+def test_run_over_the_time_limit_fails_with_a_reason(gaze, participant, monkeypatch):
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from challenge_site.submissions import evaluation
+
+    def too_slow(submission):
+        raise SoftTimeLimitExceeded()
+
+    submission = queued_submission(participant, gaze.challenge)
+    monkeypatch.setattr(evaluation, "evaluate", too_slow)
+    failed = score_submission(submission_id=submission.pk)
+    assert failed.status == Status.FAILED
+    assert failed.failure == (
+        f"scoring took longer than {settings.SUBMISSION_SCORING_TIMEOUT} seconds"
+    )
+    assert not Score.objects.filter(submission=submission).exists()
