@@ -9,6 +9,8 @@ from functools import partial
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.db import InterfaceError as DatabaseInterfaceError
+from django.db import OperationalError as DatabaseOperationalError
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
@@ -41,6 +43,9 @@ PHASE_SPLITS = {
     Phase.POST: ({Split.TRAIN, Split.VAL, Split.TEST}, None),
 }
 MARKS = {Phase.VALIDATION: Mark.BEFORE, Phase.TEST: Mark.NONE, Phase.POST: Mark.AFTER}
+# The database went away (a restart, a failover, the network): a scoring run that meets
+# one of these is interrupted, not failed; the task tries again (see tasks.py).
+DATABASE_GONE = (DatabaseOperationalError, DatabaseInterfaceError)
 
 
 class Rejected(Exception):
@@ -177,6 +182,8 @@ def score_submission(
     Idempotent: a final submission is only scored again with ``force``; a running one
     is left alone unless its run is older than the timeout or this is the same task
     delivered again (its worker died). Returns the submission if this call scored it.
+    Raises one of DATABASE_GONE if the database went away: the submission is left
+    running, to be taken over by the task's retry or, failing that, by the sweep.
     """
     attempt = _claim(submission_id=submission_id, force=force, task_id=task_id, now=now)
     if attempt is None:
@@ -189,11 +196,18 @@ def score_submission(
         outcome = evaluation.Outcome.failed(
             f"scoring took longer than {settings.SUBMISSION_SCORING_TIMEOUT} seconds"
         )
+    except DATABASE_GONE:
+        raise
     except Exception as error:
         logger.exception("scoring submission %s failed", submission_id)
         outcome = evaluation.Outcome.failed(f"{type(error).__name__}: {error}")
     try:
         return _finish(submission_id=submission_id, attempt=attempt, outcome=outcome)
+    except DATABASE_GONE:
+        logger.warning(
+            "submission %s: the database went away while storing the scores", submission_id
+        )
+        raise
     except Exception as error:
         logger.exception("storing the scores of submission %s failed", submission_id)
         failed = evaluation.Outcome.failed(f"storing the scores failed: {type(error).__name__}")

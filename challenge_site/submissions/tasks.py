@@ -6,6 +6,11 @@ from django.utils import timezone
 
 from . import services
 
+# After the database went away mid-run: try again this many seconds later, at most this
+# many times (then the sweep queues the run again once it counts as stuck).
+DATABASE_RETRY_DELAY = 5
+DATABASE_RETRIES = 3
+
 
 @shared_task(
     name="submissions.score",
@@ -17,9 +22,15 @@ from . import services
 )
 def score_submission(self, submission_id: int, force: bool = False) -> str | None:
     """Score one submission; delivered again if the worker dies (see services)."""
-    submission = services.score_submission(
-        submission_id=submission_id, force=force, task_id=self.request.id or ""
-    )
+    try:
+        submission = services.score_submission(
+            submission_id=submission_id, force=force, task_id=self.request.id or ""
+        )
+    except services.DATABASE_GONE as error:
+        # The retry keeps the task id, so it takes the interrupted run over (attempts + 1).
+        raise self.retry(
+            exc=error, countdown=DATABASE_RETRY_DELAY, max_retries=DATABASE_RETRIES
+        ) from error
     return submission.status if submission is not None else None
 
 

@@ -2,6 +2,7 @@
 
 from datetime import timedelta
 
+import pytest
 import time_machine
 from django.conf import settings
 from django.core.management import call_command
@@ -198,3 +199,75 @@ def test_run_over_the_time_limit_fails_with_a_reason(gaze, participant, monkeypa
         f"scoring took longer than {settings.SUBMISSION_SCORING_TIMEOUT} seconds"
     )
     assert not Score.objects.filter(submission=submission).exists()
+
+
+def test_database_gone_while_storing_leaves_the_run_to_its_retry(gaze, participant, monkeypatch):
+    """A PostgreSQL restart while the scores are written: the run is interrupted, not
+    failed; the task's retry (same task id) takes it over and stores one set of scores."""
+    from django.db import OperationalError as DatabaseOperationalError
+
+    submission = queued_submission(participant, gaze.challenge)
+    real = Score.objects.bulk_create
+
+    def server_restarting(objs, *args, **kwargs):
+        real(list(objs)[:1], *args, **kwargs)
+        raise DatabaseOperationalError("the database system is shutting down")
+
+    monkeypatch.setattr(Score.objects, "bulk_create", server_restarting)
+    with pytest.raises(DatabaseOperationalError):
+        score_submission(submission_id=submission.pk, task_id="the-task")
+    submission.refresh_from_db()
+    assert (submission.status, submission.attempts, submission.failure) == (
+        Status.RUNNING,
+        1,
+        "",
+    )
+    assert not Score.objects.filter(submission=submission).exists()
+
+    monkeypatch.undo()
+    again = score_submission(submission_id=submission.pk, task_id="the-task")
+    assert (again.status, again.attempts) == (Status.SCORED, 2)
+    assert Score.objects.filter(submission=submission).count() == 3
+
+
+def test_database_gone_while_reading_targets_is_not_a_failure(gaze, participant, monkeypatch):
+    from django.db import InterfaceError
+
+    from challenge_site.submissions import evaluation
+
+    def connection_closed(submission):
+        raise InterfaceError("connection already closed")
+
+    submission = queued_submission(participant, gaze.challenge)
+    monkeypatch.setattr(evaluation, "evaluate", connection_closed)
+    with pytest.raises(InterfaceError):
+        score_submission(submission_id=submission.pk)
+    assert Submission.objects.get(pk=submission.pk).status == Status.RUNNING
+
+
+def test_task_retries_shortly_when_the_database_went_away(gaze, participant, monkeypatch):
+    from celery.exceptions import Retry
+    from django.db import OperationalError as DatabaseOperationalError
+
+    error = DatabaseOperationalError("server closed the connection unexpectedly")
+
+    def gone(**kwargs):
+        raise error
+
+    retries = []
+
+    def retry(**kwargs):
+        retries.append(kwargs)
+        return Retry()
+
+    monkeypatch.setattr(tasks.services, "score_submission", gone)
+    monkeypatch.setattr(tasks.score_submission, "retry", retry)
+    with pytest.raises(Retry):
+        tasks.score_submission(1)
+    assert retries == [
+        {
+            "exc": error,
+            "countdown": tasks.DATABASE_RETRY_DELAY,
+            "max_retries": tasks.DATABASE_RETRIES,
+        }
+    ]
