@@ -1,12 +1,15 @@
 # make run  — install, migrate, generate and import the demo challenges, serve on 127.0.0.1:8000
 # make test — install (with test tools), run the whole test suite and ruff
+# make test-stack — gunicorn, a Celery worker and beat on the PostgreSQL (127.0.0.1:5432) and
+#   Redis (127.0.0.1:6379) of this machine, in a fresh database: end-to-end tests over HTTP,
+#   browser journeys (Debian's /usr/bin/chromium), faults and load (tests/stack)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 DEMO := datasets/demo/generated
 ADDRESS ?= 127.0.0.1:8000
 
-.PHONY: install install-test run demo test lint clean
+.PHONY: install install-test run demo test test-stack lint clean
 
 install: $(VENV)/.installed
 
@@ -39,6 +42,12 @@ run: demo
 test: install-test
 	$(BIN)/python -m pytest
 	$(BIN)/ruff check .
+
+# Without pytest-django (the tests talk to the stack's own database) and without
+# tests/conftest.py, which keeps tests/stack out of `make test`.
+test-stack: install-test
+	$(BIN)/python -m pytest -p no:django --confcutdir=tests/stack \
+		-W "ignore:Unknown config option:pytest.PytestConfigWarning" tests/stack
 
 lint: install-test
 	$(BIN)/ruff check .

@@ -5,6 +5,10 @@ import pytest
 from challenge_site.celery import app
 from tests.factories import make_challenge
 
+# tests/stack needs gunicorn, Celery, PostgreSQL and Redis: `make test-stack` runs it on
+# its own (with --confcutdir=tests/stack, so this file and this list do not apply there).
+collect_ignore = ["stack"]
+
 
 @pytest.fixture(autouse=True)
 def storage_roots(settings, tmp_path):
