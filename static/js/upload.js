@@ -8,6 +8,25 @@
     return (bytes / 1000000).toFixed(1) + " MB";
   }
 
+  function showAccepted(url, html) {
+    var page = new DOMParser().parseFromString(html, "text/html");
+    var main = page.querySelector("main");
+    if (!main) {
+      window.location.assign(url);
+      return;
+    }
+    window.history.replaceState(null, "", url);
+    document.title = page.title;
+    document.querySelector("main").replaceWith(main);
+    window.scrollTo(0, 0);
+    // The page refreshes itself until the submission is scored: keep doing so.
+    var refresh = page.querySelector('meta[http-equiv="refresh"]');
+    if (refresh) {
+      var seconds = parseInt(refresh.getAttribute("content"), 10) || 2;
+      window.setTimeout(function () { window.location.reload(); }, seconds * 1000);
+    }
+  }
+
   function enhance(form) {
     var box = form.querySelector(".upload-progress");
     var bar = box.querySelector("progress");
@@ -48,9 +67,10 @@
         percent.textContent = "uploaded; checking the zip…";
       });
       xhr.addEventListener("load", function () {
-        // Accepted: the server redirected to the submission's page.
+        // Accepted: the server redirected to the submission's page. The XHR has fetched it,
+        // with the one-time "received" message, so show that page rather than load it again.
         if (xhr.status < 400 && xhr.responseURL && xhr.responseURL !== new URL(target, window.location.href).href) {
-          window.location.assign(xhr.responseURL);
+          showAccepted(xhr.responseURL, xhr.responseText);
           return;
         }
         // Refused: show the form as the server answered it, with its messages.
