@@ -10,6 +10,7 @@ phase) is imported with manage.py import_challenge before the first test. Proces
 are copied to test-output/stack-logs/ at the end.
 """
 
+import os
 import sys
 import time
 
@@ -24,6 +25,9 @@ if "pytest_django.plugin" in sys.modules:
     )
 
 STACK = Stack(scoring_timeout=20, sweep_interval=2)
+# Playwright's sync API keeps an event loop in this thread, which Django's ORM refuses
+# by default; the ORM calls here are plain blocking queries between browser steps.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 STACK.setup_django()
 
 # Imported once Django is set up.

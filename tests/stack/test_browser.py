@@ -1,0 +1,271 @@
+"""People in a browser (Playwright, Debian's Chromium) against the live gunicorn.
+
+A participant signs up, reads the format help, downloads a dataset zip, uploads through
+the form (watching the progress bar) and watches the status turn to scored. An organiser
+creates a challenge in the admin, uploads its files, moves it into the test phase, publishes
+the results, and test scores appear to everyone. Full-page screenshots go to
+test-output/screenshots/ (PARTICIPANT_*.png, ORGANISER_*.png).
+"""
+
+import io
+import zipfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from tests.factories import dataset_files
+
+from .client import Client
+from .conftest import PASSWORD, make_user, wait_final
+from .data import make_zip, prediction_lines, sample_lines
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+WAIT_MS = 30_000
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        raise RuntimeError(f"{CHROMIUM} is missing: apt-get install chromium (.ci/run does)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def context(browser, stack):
+    context = browser.new_context(
+        base_url=stack.base_url, viewport={"width": 1280, "height": 900}, accept_downloads=True
+    )
+    context.set_default_timeout(WAIT_MS)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+def shoot(page, screenshots, name: str) -> None:
+    """A full-page PNG once every image, lazy ones below the fold included, has loaded."""
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_function("() => Array.from(document.images).every(i => i.complete)")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(screenshots / f"{name}.png"), full_page=True)
+
+
+def test_participant_signs_up_downloads_uploads_and_sees_the_score(
+    stack, challenge, context, screenshots
+):
+    page = context.new_page()
+    page.goto("/")
+    expect(page.get_by_role("link", name="Stack test challenge")).to_be_visible()
+    shoot(page, screenshots, "participant_01_home")
+
+    page.get_by_role("link", name="Sign up").click()
+    page.locator("#id_username").fill("grace")
+    page.locator("#id_email").fill("grace@example.org")
+    page.locator("#id_display_name").fill("Grace H.")
+    page.locator("#id_password1").fill(PASSWORD)
+    page.locator("#id_password2").fill(PASSWORD)
+    shoot(page, screenshots, "participant_02_signup")
+    page.get_by_role("button", name="Create account").click()
+    expect(page.get_by_text("Welcome, grace: your account is ready.")).to_be_visible()
+
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="File formats").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("format")
+    shoot(page, screenshots, "participant_03_formats")
+
+    page.goto("/")
+    page.get_by_role("link", name="Stack test challenge").first.click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Stack test challenge")
+    shoot(page, screenshots, "participant_04_challenge")
+
+    page.goto("/challenges/stack/datasets/sines/")
+    shoot(page, screenshots, "participant_05_dataset")
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Download sines.zip").click()
+    download = download_info.value
+    assert download.suggested_filename == "sines.zip"
+    data = Path(download.path()).read_bytes()
+    assert data.startswith(b"PK\x03\x04")
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert archive.testzip() is None
+        released = {name: archive.read(name) for name in archive.namelist()}
+    files = challenge["files"]["sines"]
+    # The validation phase releases the training files and the validation inputs.
+    expected = ("sines_train_inputs.txt", "sines_train_targets.txt", "sines_val_inputs.txt")
+    assert released == {f"sines/{name}": files[name] for name in expected}
+
+    # An upload large enough (1000 samples a row, stored uncompressed: 700 KB) to watch
+    # its progress bar while the browser's upload is throttled to 250 KB/s.
+    predictions = sample_lines(100, 1000, seed=4)
+    archive_bytes = make_zip({"sines_val_predict.txt": predictions}, level=0)
+    assert len(archive_bytes) > 700_000
+    page.goto("/challenges/stack/submit/")
+    page.locator("#id_dataset").select_option("sines")
+    page.locator("#id_method").fill("Sampled GP")
+    page.locator("#id_authors").fill("G. Hopper")
+    page.locator("#id_description").fill("1000 posterior samples per test point.")
+    page.locator("#id_file").set_input_files(
+        files=[{"name": "sines.zip", "mimeType": "application/zip", "buffer": archive_bytes}]
+    )
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {
+            "offline": False,
+            "latency": 20,
+            "downloadThroughput": -1,
+            "uploadThroughput": 250_000,
+        },
+    )
+    page.get_by_role("button", name="Upload and score").click()
+    progress = page.locator("#upload-progress")
+    expect(progress).to_be_visible()
+    page.wait_for_function(
+        "() => { const p = document.getElementById('upload-progress');"
+        " return p && p.value > 5 && p.value < 95; }"
+    )
+    shoot(page, screenshots, "participant_06_uploading")
+    page.wait_for_url("**/submissions/*/")
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {
+            "offline": False,
+            "latency": 0,
+            "downloadThroughput": -1,
+            "uploadThroughput": -1,
+        },
+    )
+    pk = int(page.url.rstrip("/").rsplit("/", 1)[1])
+    expect(page.get_by_text(f"Submission #{pk} received.")).to_be_visible()
+    shoot(page, screenshots, "participant_07_submitted")
+    assert wait_final(stack, [pk]) == {pk: "scored"}
+    # The page refreshes itself (every 2 s) until the submission is final.
+    expect(page.locator(".status-scored")).to_have_text("Scored")
+    expect(page.get_by_role("heading", name="Scores")).to_be_visible()
+    shoot(page, screenshots, "participant_08_scored")
+
+
+def _fill_datetime(page, field: str, when: datetime) -> None:
+    page.locator(f"#id_{field}_0").fill(when.strftime("%Y-%m-%d"))
+    page.locator(f"#id_{field}_1").fill(when.strftime("%H:%M:%S"))
+
+
+def test_organiser_creates_a_challenge_moves_it_to_test_and_publishes(
+    stack, context, browser, screenshots, participant
+):
+    make_user("organiser", staff=True)
+    now = datetime.now(UTC).replace(microsecond=0)
+    page = context.new_page()
+    page.goto("/admin/")
+    page.locator("#id_username").fill("organiser")
+    page.locator("#id_password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("#challenges-challenge")).to_be_visible()
+    shoot(page, screenshots, "organiser_01_admin")
+
+    page.goto("/admin/challenges/challenge/add/")
+    page.locator("#id_title").fill("Waves")
+    page.locator("#id_description").fill("Created by an organiser in the admin.")
+    expect(page.locator("#id_slug")).to_have_value("waves")  # filled in from the title
+    _fill_datetime(page, "start", now - timedelta(days=1))
+    _fill_datetime(page, "test_start", now + timedelta(days=5))
+    _fill_datetime(page, "deadline", now + timedelta(days=9))
+    shoot(page, screenshots, "organiser_02_new_challenge")
+    page.locator("input[name=_save]").click()
+    expect(page.locator(".messagelist")).to_contain_text("was added successfully")
+
+    files = dataset_files("swell", task="regression", sizes=(60, 40, 50), dim=2, seed=11)
+    page.goto("/admin/datasets/dataset/add/")
+    page.locator("#id_challenge").select_option(label="Waves")
+    page.locator("#id_name").fill("swell")
+    page.locator("#id_task").select_option("regression")
+    page.locator("#id_upload").set_input_files(
+        files=[
+            {"name": name, "mimeType": "text/plain", "buffer": data} for name, data in files.items()
+        ]
+    )
+    page.locator("input[name=_continue]").click()
+    expect(page.locator(".messagelist")).to_contain_text("Stored swell_")
+    shoot(page, screenshots, "organiser_03_dataset_files")
+
+    # A participant's validation entry, then the organiser opens the test phase.
+    api = Client(stack.base_url, token=participant["token"])
+    val = api.api_submit(
+        "waves",
+        make_zip({"swell_val_predict.txt": prediction_lines("regression", 40)}),
+        method="Validation entry",
+    )
+    assert val.status == 201, val
+    page.goto("/admin/challenges/challenge/")
+    page.get_by_role("link", name="Waves", exact=True).click()
+    _fill_datetime(page, "test_start", now - timedelta(hours=1))
+    page.locator("input[name=_save]").click()
+    expect(page.locator(".messagelist")).to_contain_text("was changed successfully")
+    row = page.locator("#result_list tr", has_text="Waves")
+    expect(row).to_contain_text("Test phase")
+    shoot(page, screenshots, "organiser_04_test_phase")
+
+    test = api.api_submit(
+        "waves",
+        make_zip(
+            {
+                "swell_val_predict.txt": prediction_lines("regression", 40),
+                "swell_test_predict.txt": prediction_lines("regression", 50, seed=3),
+            }
+        ),
+        method="Final entry",
+    )
+    assert test.status == 201, test
+    ids = [val.json()["id"], test.json()["id"]]
+    assert wait_final(stack, ids) == dict.fromkeys(ids, "scored")
+    pk = test.json()["id"]
+
+    public = browser.new_context(base_url=stack.base_url, viewport={"width": 1280, "height": 900})
+    try:
+        anonymous = public.new_page()
+        anonymous.goto(f"/submissions/{pk}/")
+        expect(
+            anonymous.get_by_text("scores hidden until the results are published")
+        ).to_be_visible()
+        expect(anonymous.locator("caption", has_text="Test split")).to_have_count(0)
+        assert set(Client(stack.base_url).get(f"/api/v1/submissions/{pk}/").json()["scores"]) == {
+            "val"
+        }
+        assert Client(stack.base_url).get(f"/submissions/{pk}/plots/test.svg").status == 404
+        shoot(anonymous, screenshots, "organiser_05_test_scores_hidden")
+
+        page.goto("/admin/challenges/challenge/")
+        row = page.locator("#result_list tr", has_text="Waves")
+        row.locator("input.action-select").check()
+        page.locator("select[name=action]").select_option("publish_results")
+        page.locator("button[name=index]").click()
+        expect(page.locator(".messagelist")).to_contain_text(
+            "Results published for 1 challenge(s)."
+        )
+        shoot(page, screenshots, "organiser_06_published")
+
+        anonymous.reload()
+        expect(anonymous.locator("caption", has_text="Test split")).to_be_visible()
+        expect(
+            anonymous.get_by_text("scores hidden until the results are published")
+        ).to_have_count(0)
+        plot = Client(stack.base_url).get(f"/submissions/{pk}/plots/test.svg")
+        assert plot.status == 200 and plot.headers["Content-Type"] == "image/svg+xml"
+        expect(anonymous.locator("img[src$='/plots/test.svg']")).to_be_visible()
+        shoot(anonymous, screenshots, "organiser_07_test_scores_public")
+        scores = Client(stack.base_url).get(f"/api/v1/submissions/{pk}/").json()["scores"]
+        assert set(scores) == {"val", "test"} and scores["test"]["nlpd"] is not None
+    finally:
+        public.close()
