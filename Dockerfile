@@ -9,7 +9,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 COPY requirements.txt .
-RUN pip install -r requirements.txt
+# Extra packages, e.g. "django-storages[s3]==1.14.6" for S3 storage (docker-compose.yml).
+ARG EXTRA_REQUIREMENTS=""
+RUN pip install -r requirements.txt \
+ && if [ -n "$EXTRA_REQUIREMENTS" ]; then pip install $EXTRA_REQUIREMENTS; fi
 
 COPY . .
 # Static files are collected at build time; the key and host are placeholders for this step only.
