@@ -1,0 +1,77 @@
+"""GET /api/v1/challenges/<slug>/datasets/<name>/leaderboard/?split=val&sort=nlpd&view=all&page=1
+
+Public (token or session authentication only matters for staff, who see test scores
+before publication). 50 rows per page with next/previous links; no total count, which
+would cost a scan of every entry (see queries.py).
+"""
+
+from urllib.parse import urlencode
+
+from django.urls import reverse
+from django.utils import timezone
+from rest_framework import status
+from rest_framework.decorators import api_view, permission_classes
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+
+from challenge_site.access import get_visible_or_404
+from datasets.models import Dataset
+
+from . import services
+from .exports import json_row
+
+
+@api_view(["GET"])
+@permission_classes([AllowAny])
+def api_leaderboard(request, slug, name):
+    """{"challenge", "dataset", "split", "sort", "view", "page", "next", "previous",
+    "results": [{rank, submission, participant, method, mark, created, scores, …}]}.
+
+    404 for a dataset the user may not see (or a page past the end), 403 with the
+    reason for test scores before publication, 400 naming wrong parameters.
+    """
+    now = timezone.now()
+    dataset = get_visible_or_404(
+        Dataset, user=request.user, now=now, challenge__slug=slug, name=name
+    )
+    try:
+        board = services.parse_board(
+            dataset=dataset,
+            split=request.query_params.get("split"),
+            sort=request.query_params.get("sort"),
+            view=request.query_params.get("view"),
+        )
+        number = services.parse_page(request.query_params.get("page"))
+    except services.BadOptions as error:
+        return Response(error.errors, status=status.HTTP_400_BAD_REQUEST)
+    reason = services.hidden_reason(
+        dataset.challenge, split=board.split, user=request.user, now=now
+    )
+    if reason:
+        return Response({"detail": reason}, status=status.HTTP_403_FORBIDDEN)
+    page = services.leaderboard_page(board=board, number=number)
+    if number > 1 and not page.rows:
+        return Response({"detail": "Invalid page."}, status=status.HTTP_404_NOT_FOUND)
+
+    path = reverse("api_leaderboard", args=[slug, name])
+
+    def link(number: int) -> str:
+        query = urlencode(services.board_params(board, page=number))
+        return request.build_absolute_uri(f"{path}?{query}")
+
+    def submission_url(pk: int) -> str:
+        return request.build_absolute_uri(reverse("submission_detail", args=[pk]))
+
+    return Response(
+        {
+            "challenge": dataset.challenge.slug,
+            "dataset": dataset.name,
+            "split": board.split,
+            "sort": board.sort.name,
+            "view": "best" if board.best else "all",
+            "page": number,
+            "next": link(number + 1) if page.has_next else None,
+            "previous": link(number - 1) if page.has_previous else None,
+            "results": [json_row(row, url=submission_url(row.entry.pk)) for row in page.rows],
+        }
+    )

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class LeaderboardConfig(AppConfig):
+    name = "challenge_site.leaderboard"
+    label = "leaderboard"
+    verbose_name = "Leaderboards"

@@ -1,0 +1,289 @@
+"""Leaderboards and results: what a URL asks for, who may see it, and the rows to show.
+
+Every function takes keyword arguments; ``now`` is explicit where the clock matters.
+Visibility follows challenge_site.submissions.visibility: validation scores are public
+once the challenge has opened, test scores once the results are published (staff see
+them always), and only scored submissions are listed.
+"""
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+
+import scoring
+from challenge_site.challenges.models import Challenge
+from challenge_site.submissions.visibility import split_visible
+from datasets.models import Dataset, Split
+
+from . import queries
+from .queries import Board, Entry
+
+PAGE_SIZE = 50
+PAGE_NUMBER = re.compile(r"[1-9][0-9]{0,8}")  # ASCII digits; offsets stay within 64 bits
+RESULTS_SIZE = 10
+EXPORT_CHUNK = 500
+SPLITS = (Split.VAL, Split.TEST)
+VIEWS = {"all": "All submissions", "best": "Best per participant"}
+# Losses that are averages of -log p: their difference to the baseline is information.
+LOG_LOSSES = {"nlp", "nlpd"}
+
+
+class BadOptions(Exception):
+    """Query parameters that name no split, loss, view or page; ``errors`` maps each to why."""
+
+    def __init__(self, errors: dict[str, str]):
+        self.errors = errors
+        super().__init__("; ".join(f"{key}: {message}" for key, message in errors.items()))
+
+
+# --- What the URL asks for ------------------------------------------------------------
+
+
+def default_sort(dataset: Dataset) -> scoring.Loss:
+    losses = {loss.name: loss for loss in scoring.losses_for(dataset.task)}
+    return losses.get(dataset.effective_ranking_loss) or next(iter(losses.values()))
+
+
+def point_loss(dataset: Dataset) -> scoring.Loss | None:
+    """The task's first loss of point predictions (01l, nmse), the chapter's second column."""
+    return next((loss for loss in scoring.losses_for(dataset.task) if not loss.probabilistic), None)
+
+
+def parse_board(
+    *, dataset: Dataset, split: str | None, sort: str | None, view: str | None
+) -> Board:
+    """A Board from query parameters; missing ones take their defaults (val, the
+    dataset's ranking loss, all submissions). BadOptions names every wrong one."""
+    losses = {loss.name: loss for loss in scoring.losses_for(dataset.task)}
+    errors = {}
+    split = split or Split.VAL
+    if split not in SPLITS:
+        errors["split"] = f"expected one of {', '.join(SPLITS)}, found {split!r}"
+    if sort and sort not in losses:
+        errors["sort"] = (
+            f"expected one of {', '.join(losses)} for a {dataset.task} dataset, found {sort!r}"
+        )
+    view = view or "all"
+    if view not in VIEWS:
+        errors["view"] = f"expected one of {', '.join(VIEWS)}, found {view!r}"
+    if errors:
+        raise BadOptions(errors)
+    return Board(dataset, split, losses[sort] if sort else default_sort(dataset), view == "best")
+
+
+def parse_page(value: str | None) -> int:
+    if value in (None, ""):
+        return 1
+    if not PAGE_NUMBER.fullmatch(value):
+        raise BadOptions({"page": f"expected a page number from 1, found {value!r}"})
+    return int(value)
+
+
+def board_params(board: Board, **changes) -> dict[str, str]:
+    """The query parameters that name ``board`` (with ``changes``), for links."""
+    params = {
+        "split": board.split,
+        "sort": board.sort.name,
+        "view": "best" if board.best else "all",
+    }
+    params.update({key: str(value) for key, value in changes.items()})
+    return params
+
+
+# --- Who may see it -------------------------------------------------------------------
+
+
+def hidden_reason(challenge: Challenge, *, split: str, user, now: datetime) -> str | None:
+    """Why ``user`` may not see the scores of ``split`` at ``now``, or None if they may."""
+    if split_visible(challenge, split, user=user):
+        return None
+    if now <= challenge.deadline:
+        return (
+            "Test scores are published with the results, after the deadline "
+            f"({challenge.deadline:%d %b %Y, %H:%M} UTC)."
+        )
+    return "Test scores are published with the results; the organisers have not published them yet."
+
+
+# --- Rows -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    loss: scoring.Loss
+    value: float | None
+    computed: bool  # False: the loss was registered after this entry was scored
+
+
+@dataclass(frozen=True)
+class Row:
+    rank: int | None  # None when the sort loss is n/a for this entry
+    entry: Entry
+    cells: list[Cell]
+    non_probabilistic: bool
+    gain: float | None  # the baseline's ranking loss minus this entry's
+
+    @property
+    def is_baseline(self) -> bool:
+        return self.entry.is_baseline
+
+    @property
+    def participant(self) -> str:
+        return self.entry.participant
+
+    def value(self, loss_name: str) -> float | None:
+        return next((cell.value for cell in self.cells if cell.loss.name == loss_name), None)
+
+
+def gain_unit(dataset: Dataset) -> str:
+    """What the difference of two log losses is measured in, for the dataset's base."""
+    base = dataset.log_base
+    if math.isclose(base, 2):
+        return "bits"
+    if math.isclose(base, math.e):
+        return "nats"
+    if math.isclose(base, 10):
+        return "bans"
+    return f"base-{base:g} log units"
+
+
+def information_gain(*, baseline: float | None, value: float | None) -> float | None:
+    """baseline − entry (positive: better than the baseline); None if undefined."""
+    if baseline is None or value is None or (math.isinf(baseline) and math.isinf(value)):
+        return None
+    return baseline - value
+
+
+def ranking_loss(dataset: Dataset) -> scoring.Loss | None:
+    return next(
+        (
+            loss
+            for loss in scoring.losses_for(dataset.task)
+            if loss.name == dataset.effective_ranking_loss
+        ),
+        None,
+    )
+
+
+def baseline_ranking_score(board: Board) -> tuple[int | None, float | None]:
+    """(submission id, value) of the baseline's ranking loss on the board's split."""
+    ranking = ranking_loss(board.dataset)
+    if ranking is None:
+        return None, None
+    found = queries.baseline_score(board.dataset, split=board.split, loss=ranking.name)
+    return found or (None, None)
+
+
+def make_rows(
+    board: Board, entries: list[Entry], *, first_rank: int, baseline: float | None
+) -> list[Row]:
+    ranking = ranking_loss(board.dataset)
+    probabilistic = [loss.name for loss in board.losses if loss.probabilistic]
+    rows = []
+    for position, entry in enumerate(entries, start=first_rank):
+        values, computed = entry.values, entry.computed
+        rows.append(
+            Row(
+                rank=None if values[board.sort.name] is None else position,
+                entry=entry,
+                cells=[Cell(loss, values[loss.name], computed[loss.name]) for loss in board.losses],
+                non_probabilistic=bool(probabilistic)
+                and all(values[name] is None for name in probabilistic),
+                gain=None
+                if ranking is None
+                else information_gain(baseline=baseline, value=values[ranking.name]),
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class Page:
+    board: Board
+    number: int
+    size: int
+    rows: list[Row]
+    has_next: bool
+    baseline_id: int | None
+    baseline: float | None  # the baseline's ranking loss on this split
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def first(self) -> int:
+        return (self.number - 1) * self.size + 1
+
+    @property
+    def last(self) -> int:
+        return self.first + len(self.rows) - 1
+
+
+def leaderboard_page(*, board: Board, number: int = 1, size: int = PAGE_SIZE) -> Page:
+    """Page ``number`` of the board: three queries (ranking, baseline, pivot), whatever
+    the number of entries."""
+    offset = (number - 1) * size
+    ids = queries.ranked_ids(board, offset=offset, limit=size + 1)
+    baseline_id, baseline = baseline_ranking_score(board)
+    entries = queries.pivot(board, ids[:size])
+    rows = make_rows(board, entries, first_rank=offset + 1, baseline=baseline)
+    return Page(board, number, size, rows, len(ids) > size, baseline_id, baseline)
+
+
+def iter_rows(*, board: Board, chunk: int = EXPORT_CHUNK) -> Iterator[Row]:
+    """Every row of the board in order (for exports): the ranking, then pivots by chunk."""
+    ids = queries.ranked_ids(board)
+    _, baseline = baseline_ranking_score(board)
+    for start in range(0, len(ids), chunk):
+        entries = queries.pivot(board, ids[start : start + chunk])
+        yield from make_rows(board, entries, first_rank=start + 1, baseline=baseline)
+
+
+# --- Results --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DatasetResults:
+    """The chapter's table for one dataset: the leading test entries under the ranking
+    loss, the baseline in its place, and (as on the 2006 pages) a second table under
+    the point loss when some entries are non-probabilistic."""
+
+    dataset: Dataset
+    ranking: scoring.Loss
+    point: scoring.Loss | None
+    rows: list[Row]
+    baseline_below: Row | None  # the baseline when it ranks below the leading entries
+    point_rows: list[Row]
+    unit: str
+
+
+def _baseline_row(board: Board, page: Page) -> Row | None:
+    """The baseline's row with its rank, for a board sorted by the ranking loss."""
+    if page.baseline_id is None:
+        return None
+    [entry] = queries.pivot(board, [page.baseline_id])
+    rank = None if page.baseline is None else queries.position(board, entry, value=page.baseline)
+    [row] = make_rows(board, [entry], first_rank=rank or 0, baseline=page.baseline)
+    return row
+
+
+def dataset_results(*, dataset: Dataset, size: int = RESULTS_SIZE) -> DatasetResults | None:
+    ranking = ranking_loss(dataset)
+    if ranking is None:
+        return None
+    board = Board(dataset, Split.TEST, ranking)
+    page = leaderboard_page(board=board, size=size)
+    baseline_below = None
+    if not any(row.is_baseline for row in page.rows):
+        baseline_below = _baseline_row(board, page)
+    point = point_loss(dataset)
+    point_rows = []
+    if point is not None and point != ranking and queries.has_point_only_entries(board):
+        point_board = Board(dataset, Split.TEST, point)
+        point_rows = leaderboard_page(board=point_board, size=size).rows
+    return DatasetResults(
+        dataset, ranking, point, page.rows, baseline_below, point_rows, gain_unit(dataset)
+    )

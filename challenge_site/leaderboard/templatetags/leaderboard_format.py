@@ -1,0 +1,24 @@
+"""Differences to the baseline as people read them: a sign, ∞, n/a."""
+
+import math
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def signed(value) -> str:
+    if value is None:
+        return "n/a"
+    if math.isinf(value):
+        return "+∞" if value > 0 else "−∞"
+    if value == 0:
+        return "0"
+    return f"{value:+.4g}"  # the hyphen-minus of the loss columns (the score filter)
+
+
+@register.filter
+def row_value(row, loss_name: str):
+    """The row's value of one loss (for tables that show only some losses)."""
+    return row.value(loss_name)

@@ -1,0 +1,261 @@
+from urllib.parse import urlencode
+
+from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.cache import get_conditional_response, patch_cache_control
+from django.views.decorators.http import require_safe
+
+from challenge_site.access import get_visible_or_404
+from challenge_site.challenges.models import Challenge
+from challenge_site.challenges.services import current_phase, visible_challenges
+from datasets.models import Dataset, Split
+from datasets.services import visible_datasets
+
+from . import plots, services
+from .display import display_rows
+from .exports import csv_lines
+from .queries import Board
+
+
+def board_url(board: Board, name: str = "leaderboard", **changes) -> str:
+    dataset = board.dataset
+    path = reverse(name, args=[dataset.challenge.slug, dataset.name])
+    return f"{path}?{urlencode(services.board_params(board, **changes))}"
+
+
+def _board(request, slug: str, name: str, *, now) -> Board:
+    """The board a request names: 404 for a dataset the user may not see; BadOptions."""
+    dataset = get_visible_or_404(
+        Dataset, user=request.user, now=now, challenge__slug=slug, name=name
+    )
+    return services.parse_board(
+        dataset=dataset,
+        split=request.GET.get("split"),
+        sort=request.GET.get("sort"),
+        view=request.GET.get("view"),
+    )
+
+
+def _hidden(request, board: Board, *, now) -> str | None:
+    return services.hidden_reason(
+        board.dataset.challenge, split=board.split, user=request.user, now=now
+    )
+
+
+def _switches(board: Board, *, user, now) -> dict:
+    """Links between splits, views and the challenge's other datasets (same options)."""
+    challenge = board.dataset.challenge
+    splits = [
+        {
+            "label": Split(split).label,
+            "url": board_url(board, split=split),
+            "current": split == board.split,
+            "hidden": services.hidden_reason(challenge, split=split, user=user, now=now),
+        }
+        for split in services.SPLITS
+    ]
+    views = [
+        {
+            "label": label,
+            "url": board_url(board, view=view),
+            "current": (view == "best") is board.best,
+        }
+        for view, label in services.VIEWS.items()
+    ]
+    datasets = [
+        {
+            "name": dataset.name,
+            "url": board_url(
+                Board(dataset, board.split, services.default_sort(dataset), board.best)
+            ),
+            "current": dataset.pk == board.dataset.pk,
+        }
+        for dataset in challenge.datasets.all()
+    ]
+    return {"splits": splits, "views": views, "datasets": datasets}
+
+
+def _columns(board: Board) -> list[dict]:
+    ranking = services.ranking_loss(board.dataset)
+    return [
+        {
+            "loss": loss,
+            "url": board_url(board, sort=loss.name),
+            "sorted": loss == board.sort,
+            "gain_after": ranking is not None and loss == ranking,
+        }
+        for loss in board.losses
+    ]
+
+
+@require_safe
+def leaderboard(request, slug, name):
+    now = timezone.now()
+    try:
+        board = _board(request, slug, name, now=now)
+        number = services.parse_page(request.GET.get("page"))
+    except services.BadOptions as error:
+        context = {"errors": error.errors, "slug": slug, "name": name}
+        return render(request, "leaderboard/bad_request.html", context, status=400)
+    reason = _hidden(request, board, now=now)
+    if reason:
+        context = {
+            "board": board,
+            "dataset": board.dataset,
+            "challenge": board.dataset.challenge,
+            "reason": reason,
+            **_switches(board, user=request.user, now=now),
+        }
+        return render(request, "leaderboard/hidden.html", context, status=403)
+    page = services.leaderboard_page(board=board, number=number)
+    if number > 1 and not page.rows:
+        raise Http404("No such page.")
+    dataset = board.dataset
+    ranking, point = services.ranking_loss(dataset), services.point_loss(dataset)
+    plot = None
+    if ranking is not None and point is not None and ranking != point:
+        plot = {
+            "url": reverse("leaderboard_plot", args=[dataset.challenge.slug, dataset.name])
+            + f"?{urlencode({'split': board.split})}",
+            "ranking": ranking,
+            "point": point,
+            "left_out": plots.left_out_count(
+                dataset,
+                split=board.split,
+                ranking=ranking.name,
+                point=point.name,
+                baseline_id=page.baseline_id,
+            ),
+        }
+    context = {
+        "board": board,
+        "page": page,
+        "rows": display_rows(page.rows, ranking=ranking),
+        "dataset": dataset,
+        "challenge": dataset.challenge,
+        "columns": _columns(board),
+        "ranking": ranking,
+        "unit": services.gain_unit(dataset),
+        "log_loss": ranking is not None and ranking.name in services.LOG_LOSSES,
+        "split_label": Split(board.split).label,
+        "point_links": [
+            {"loss": loss, "url": board_url(board, sort=loss.name)}
+            for loss in board.losses
+            if not loss.probabilistic
+        ],
+        "previous_url": board_url(board, page=number - 1) if page.has_previous else None,
+        "next_url": board_url(board, page=number + 1) if page.has_next else None,
+        "csv_url": board_url(board, "leaderboard_csv"),
+        "api_url": board_url(board, "api_leaderboard"),
+        "plot": plot,
+        **_switches(board, user=request.user, now=now),
+    }
+    return render(request, "leaderboard/leaderboard.html", context)
+
+
+def _plain(message: str, *, status: int) -> HttpResponse:
+    return HttpResponse(message + "\n", content_type="text/plain; charset=utf-8", status=status)
+
+
+@require_safe
+def leaderboard_csv(request, slug, name):
+    """Every row of the leaderboard (not one page), in the page's order."""
+    now = timezone.now()
+    try:
+        board = _board(request, slug, name, now=now)
+    except services.BadOptions as error:
+        return _plain(str(error), status=400)
+    if reason := _hidden(request, board, now=now):
+        return _plain(reason, status=403)
+    dataset = board.dataset
+    rows = services.iter_rows(board=board)
+    lines = csv_lines(
+        board,
+        rows,
+        url_for=lambda pk: request.build_absolute_uri(reverse("submission_detail", args=[pk])),
+    )
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    view = "best" if board.best else "all"
+    filename = f"{dataset.challenge.slug}-{dataset.name}-{board.split}-{board.sort.name}-{view}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    # Publication can hide or reveal test scores: never reuse a stored copy unchecked.
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
+
+
+@require_safe
+def leaderboard_plot(request, slug, name):
+    """The dataset's ranking loss against its point loss for one split, as SVG."""
+    now = timezone.now()
+    try:
+        board = _board(request, slug, name, now=now)
+    except services.BadOptions as error:
+        return _plain(str(error), status=400)
+    if reason := _hidden(request, board, now=now):
+        return _plain(reason, status=403)
+    dataset = board.dataset
+    ranking, point = services.ranking_loss(dataset), services.point_loss(dataset)
+    if ranking is None or point is None or ranking == point:
+        raise Http404("This dataset has no second loss to plot against.")
+    version = plots.version(dataset)
+    etag = f'"{dataset.pk}-{board.split}-{ranking.name}-{point.name}-{version}"'
+    response = get_conditional_response(request, etag=etag)
+    if response is None:
+        svg = plots.cached_svg(
+            dataset, split=board.split, ranking=ranking, point=point, version=version
+        )
+        response = HttpResponse(svg, content_type="image/svg+xml")
+    response["ETag"] = etag
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
+
+
+@require_safe
+def results(request, slug):
+    """Per dataset, the leading test entries under the ranking loss, once published;
+    before that, when the results come (and a preview for staff)."""
+    now = timezone.now()
+    challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
+    shown = challenge.results_published or request.user.is_staff
+    tables = []
+    if shown:
+        datasets = visible_datasets(user=request.user, now=now).filter(challenge=challenge)
+        tables = [
+            result
+            for dataset in datasets
+            if (result := services.dataset_results(dataset=dataset)) is not None
+        ]
+    context = {
+        "challenge": challenge,
+        "phase": current_phase(challenge, now=now),
+        "shown": shown,
+        "preview": shown and not challenge.results_published,
+        "deadline_passed": now > challenge.deadline,
+        "tables": tables,
+        "size": services.RESULTS_SIZE,
+    }
+    return render(request, "leaderboard/results.html", context)
+
+
+@require_safe
+def index(request):
+    """Every challenge with links to its datasets' leaderboards and its results."""
+    now = timezone.now()
+    datasets = visible_datasets(user=request.user, now=now)
+    by_challenge = {}
+    for dataset in datasets:
+        by_challenge.setdefault(dataset.challenge_id, []).append(dataset)
+    challenges = [
+        {
+            "challenge": challenge,
+            "datasets": by_challenge.get(challenge.pk, []),
+            "test_visible": services.hidden_reason(
+                challenge, split=Split.TEST, user=request.user, now=now
+            )
+            is None,
+        }
+        for challenge in visible_challenges(user=request.user, now=now)
+    ]
+    return render(request, "leaderboard/index.html", {"challenges": challenges})
