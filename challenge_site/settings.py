@@ -139,6 +139,7 @@ INSTALLED_APPS = [
     "challenge_site.challenges",
     "datasets",
     "challenge_site.submissions",
+    "challenge_site.leaderboard",
 ]
 
 MIDDLEWARE = [

@@ -10,6 +10,7 @@ admin.site.site_header = admin.site.site_title = "Challenge administration"
 urlpatterns = [
     path("", include("challenge_site.challenges.urls")),
     path("", include("challenge_site.submissions.urls")),
+    path("", include("challenge_site.leaderboard.urls")),
     path("accounts/", include("challenge_site.accounts.urls")),
     path("api/me/", api_me, name="api_me"),
     path("admin/", admin.site.urls),

@@ -1,0 +1,103 @@
+"""Leaderboard rows for tests: submissions and their Score rows written as the pipeline
+writes them (one row per split and loss, NULL for n/a, +inf kept), or real zips."""
+
+import html
+import io
+import math
+import re
+import zipfile
+from datetime import UTC, datetime, timedelta
+
+from challenge_site.challenges.services import current_phase
+from challenge_site.submissions.models import Score, Status, Submission
+from challenge_site.submissions.services import MARKS
+
+INF = math.inf
+VALIDATION = datetime(2030, 1, 20, 12, 0, tzinfo=UTC)
+TEST_PHASE = datetime(2030, 2, 3, 12, 0, tzinfo=UTC)
+AFTER = datetime(2030, 3, 1, 12, 0, tzinfo=UTC)
+BEFORE_START = datetime(2030, 1, 5, tzinfo=UTC)
+
+
+def cls(nlp, zero_one, *, lift=0.5, brier=0.2, ece=0.1) -> dict:
+    """Classification scores; ``nlp=None`` with the others None is a point-only file."""
+    return {"nlp": nlp, "01l": zero_one, "lift": lift, "brier": brier, "ece": ece}
+
+
+def point_only_cls(zero_one) -> dict:
+    return {"nlp": None, "01l": zero_one, "lift": None, "brier": None, "ece": None}
+
+
+def reg(nlpd, nmse, *, crps=0.3) -> dict:
+    return {"nlpd": nlpd, "nmse": nmse, "crps": crps}
+
+
+def point_only_reg(nmse) -> dict:
+    return {"nlpd": None, "nmse": nmse, "crps": None}
+
+
+def add_entry(
+    dataset,
+    *,
+    user=None,
+    created=VALIDATION,
+    val=None,
+    test=None,
+    method="Entry",
+    authors="",
+    status=Status.SCORED,
+    baseline=False,
+    description="",
+) -> Submission:
+    """A submission with Score rows for the splits given ({loss: value})."""
+    phase = current_phase(dataset.challenge, now=created)
+    splits = {name: scores for name, scores in (("val", val), ("test", test)) if scores}
+    submission = Submission.objects.create(
+        user=None if baseline else user,
+        dataset=dataset,
+        method=method,
+        authors=authors,
+        description=description,
+        created=created,
+        queued_at=created,
+        finished_at=created + timedelta(seconds=1),
+        phase=phase,
+        mark="" if baseline else MARKS[phase],
+        is_baseline=baseline,
+        status=status,
+        splits=list(splits),
+    )
+    Score.objects.bulk_create(
+        Score(submission=submission, dataset=dataset, split=split, loss=loss, value=value)
+        for split, scores in splits.items()
+        for loss, value in scores.items()
+    )
+    return submission
+
+
+def at(minutes: int) -> datetime:
+    """A validation-phase time, ``minutes`` after VALIDATION."""
+    return VALIDATION + timedelta(minutes=minutes)
+
+
+def make_zip(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+ROW_RE = re.compile(r'<tr[^>]*>\s*<td class="num">[^<]*</td>\s*<th scope="row">.*?</tr>', re.S)
+LINK_RE = re.compile(r'href="/submissions/(\d+)/"')
+
+
+def page_ids(response) -> list[int]:
+    """Submission ids of a leaderboard page's rows, top to bottom."""
+    return [int(LINK_RE.search(row).group(1)) for row in ROW_RE.findall(response.content.decode())]
+
+
+def page_exact_values(response) -> list[list[str]]:
+    """Per row, the exact values in the loss cells' title attributes (repr, inf, n/a)."""
+    rows = ROW_RE.findall(response.content.decode())
+    return [[html.unescape(v) for v in re.findall(r'<span title="([^"]*)">', row)] for row in rows]

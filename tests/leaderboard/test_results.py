@@ -1,0 +1,87 @@
+"""The results page: the chapter's tables per dataset once the results are published."""
+
+import pytest
+import time_machine
+from django.test import Client
+
+from tests.factories import make_dataset
+from tests.pages import page_text
+
+from .helpers import INF, VALIDATION, add_entry, at, cls, point_only_reg, reg
+
+RESULTS = "/challenges/demo/results/"
+
+
+@pytest.fixture
+def published(challenge):
+    challenge.results_published = True
+    challenge.save()
+    return challenge
+
+
+def test_before_publication_the_page_says_when(challenge, staff):
+    with time_machine.travel(VALIDATION, tick=False):
+        text = page_text(Client().get(RESULTS))
+    assert "They are published after the deadline, 8 Feb 2030, 23:59 UTC" in text
+    text = page_text(Client().get(RESULTS))  # after the deadline
+    assert "The deadline has passed" in text
+
+
+def test_leading_ten_with_both_losses_and_the_baseline_below(published, catalysis, ada, grace):
+    entries = [
+        add_entry(
+            catalysis,
+            user=(ada, grace)[i % 2],
+            created=at(i),
+            val=cls(0.1, 0.1),
+            test=cls(0.2 + i / 100, 0.3 - i / 100),
+            method=f"Method {i}",
+        )
+        for i in range(12)
+    ]
+    add_entry(catalysis, created=at(-5), test=cls(0.33, 0.41), baseline=True, method="Baseline")
+    response = Client().get(RESULTS)
+    text = page_text(response)
+    html = response.content.decode()
+    table = html.split("<table")[1]
+    for i in range(10):
+        assert f'href="/submissions/{entries[i].pk}/"' in table
+    assert f'href="/submissions/{entries[10].pk}/"' not in table
+    assert "1 < Method 0 0.2 +0.13 0.3 Ada L." in text
+    # The baseline ranks 13th, after the twelve entries (0.20 to 0.31), and is shown below.
+    assert "… 13 Baseline baseline 0.33 0 0.41" in text
+    assert "by 01l" not in text  # no point-only entries: no second table
+
+
+def test_baseline_in_its_place_and_a_table_for_point_predictions(published, challenge, ada):
+    gaze = make_dataset(challenge, "gaze", task="regression")
+    good = add_entry(gaze, user=ada, created=at(0), test=reg(-1.5, 0.05), method="GP")
+    base = add_entry(gaze, created=at(-5), test=reg(4.94, 1.002), baseline=True, method="Baseline")
+    bad = add_entry(gaze, user=ada, created=at(1), test=reg(209.4, 2.49e-4), method="Physics")
+    point = add_entry(gaze, user=ada, created=at(2), test=point_only_reg(1e-4), method="Point")
+    add_entry(gaze, user=ada, created=at(3), test=reg(INF, 0.5), method="Overconfident")
+    text = page_text(Client().get(RESULTS))
+    ranking = text.split("best 10 test entries by nlpd")[1].split("best 10 test entries by nmse")[0]
+    assert "1 < GP -1.5 +6.44 0.05 Ada L." in ranking
+    assert "2 Baseline baseline 4.94 0 1.002" in ranking
+    assert "3 < Physics 209.4 -204.5 0.000249" in ranking
+    assert "4 < Overconfident ∞ −∞ 0.5" in ranking
+    assert "Point" not in ranking
+    point_table = text.split("best 10 test entries by nmse")[1]
+    assert "1 < Point point predictions 0.0001" in point_table
+    assert "2 < Physics 0.000249" in point_table and "Baseline baseline 1.002" in point_table
+    html = Client().get(RESULTS).content.decode()
+    for submission in (good, base, bad, point):
+        assert f'href="/submissions/{submission.pk}/"' in html
+
+
+@pytest.mark.parametrize("n", [3, 30])
+def test_results_queries_do_not_grow_with_submissions(
+    published, catalysis, gaze, ada, n, django_assert_num_queries
+):
+    for dataset, scores in ((catalysis, cls(0.2, 0.2)), (gaze, reg(0.2, 0.2))):
+        add_entry(dataset, created=at(-5), test=scores, baseline=True)
+        for i in range(n):
+            add_entry(dataset, user=ada, created=at(i), test=scores)
+    with django_assert_num_queries(10):  # challenge, datasets, 4 per dataset
+        assert Client().get(RESULTS).status_code == 200
