@@ -35,6 +35,7 @@ demo: install $(DEMO)/.stamp
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py import_challenge $(DEMO)/epuc
 	$(BIN)/python manage.py import_challenge $(DEMO)/covshift
+	$(BIN)/python manage.py load_demo_submissions
 
 run: demo
 	$(BIN)/python manage.py runserver $(ADDRESS)

@@ -1,0 +1,201 @@
+"""Populate a challenge's leaderboards with example submissions, the way a participant would.
+
+For every dataset, each simple method of ``methods`` is fitted and its predictions are
+zipped and sent through ``submissions.services.submit`` (so the pipeline scores them,
+limits and marks included) under one of three demo users:
+
+- in the validation phase, validation predictions from the training data (marked "<");
+- in the test phase, test predictions from training and validation data (no mark);
+- after the deadline, one more method with validation and test predictions (">").
+
+The submission times are fixed points of the challenge's clock, so running it again
+finds every submission already made and sends nothing (idempotent).
+"""
+
+import io
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import numpy as np
+from django.contrib.auth.models import User
+from django.core.files.storage import storages
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+import scoring
+from challenge_site.accounts.models import Profile
+from challenge_site.challenges.models import Challenge
+from challenge_site.submissions import services
+from challenge_site.submissions.limits import LimitReached
+from challenge_site.submissions.models import Submission
+from datasets.models import Dataset, Kind, Split, Task
+
+from . import methods
+from .methods import Data, Method
+
+USERS = {
+    "demo-ada": "Ada (demo)",
+    "demo-bob": "Bob (demo)",
+    "demo-cy": "Cy (demo)",
+}
+AUTHORS = "Demo participants"
+CLASSIFICATION_USERS = ["demo-ada", "demo-bob", "demo-cy"]
+REGRESSION_USERS = ["demo-cy", "demo-ada", "demo-bob", "demo-cy", "demo-bob"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    username: str
+    method: Method
+    phase: str  # "validation", "test" or "post"
+    splits: tuple[str, ...]
+    when: datetime
+
+
+@dataclass
+class Report:
+    created: list[Submission] = field(default_factory=list)
+    skipped: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def demo_users() -> dict[str, User]:
+    """The demo participants, created without a usable password (nobody logs in as them)."""
+    users = {}
+    for username, display_name in USERS.items():
+        user, created = User.objects.get_or_create(username=username)
+        if created:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        Profile.objects.update_or_create(user=user, defaults={"display_name": display_name})
+        users[username] = user
+    return users
+
+
+def moments(challenge: Challenge) -> dict[str, datetime]:
+    """Middle of the validation phase, middle of the test phase, three days after."""
+    return {
+        "validation": challenge.start + (challenge.test_start - challenge.start) / 2,
+        "test": challenge.test_start + (challenge.deadline - challenge.test_start) / 2,
+        "post": challenge.deadline + timedelta(days=3),
+    }
+
+
+def plans(dataset: Dataset) -> list[Plan]:
+    """What the demo users send to ``dataset``, in time order."""
+    if dataset.task == Task.CLASSIFICATION:
+        chosen = list(zip(CLASSIFICATION_USERS, methods.CLASSIFICATION, strict=True))
+        after = ("demo-ada", methods.CLASSIFICATION_AFTER)
+    else:
+        chosen = list(zip(REGRESSION_USERS, methods.REGRESSION, strict=True))
+        chosen = [(user, m) for user, m in chosen if dataset.allow_samples or not m.samples]
+        after = ("demo-bob", methods.REGRESSION_AFTER)
+    at = moments(dataset.challenge)
+    result = []
+    for phase, splits in (("validation", (Split.VAL,)), ("test", (Split.TEST,))):
+        for minute, (username, method) in enumerate(chosen):
+            when = at[phase] + timedelta(minutes=minute)
+            result.append(Plan(username, method, phase, splits, when))
+    result.append(Plan(after[0], after[1], "post", (Split.VAL, Split.TEST), at["post"]))
+    return result
+
+
+def read_file(dataset: Dataset, split: str, kind: str) -> np.ndarray:
+    """A stored dataset file, read (and checked) by the scoring package."""
+    datafile = dataset.files.get(split=split, kind=kind)
+    with storages[datafile.storage_alias].open(datafile.path, "rb") as handle:
+        data = handle.read()
+    if kind == Kind.INPUTS:
+        return scoring.read_inputs(data, path=datafile.filename)
+    return scoring.read_targets(data, path=datafile.filename, task=dataset.task)
+
+
+def _zip(files: dict[str, bytes]) -> SimpleUploadedFile:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return SimpleUploadedFile("predictions.zip", buffer.getvalue(), content_type="application/zip")
+
+
+class Files:
+    """A dataset's arrays, read once; classes as 0/1."""
+
+    def __init__(self, dataset: Dataset):
+        self.dataset = dataset
+        self.cache: dict[tuple[str, str], np.ndarray] = {}
+
+    def get(self, split: str, kind: str) -> np.ndarray:
+        if (split, kind) not in self.cache:
+            array = read_file(self.dataset, split, kind)
+            if kind == Kind.TARGETS and self.dataset.task == Task.CLASSIFICATION:
+                array = (array == 1).astype(float)
+            if kind == Kind.INPUTS and array.ndim == 1:
+                array = array[:, None]
+            self.cache[(split, kind)] = array
+        return self.cache[(split, kind)]
+
+    def training(self, phase: str) -> tuple[np.ndarray, np.ndarray]:
+        """Training data, plus the validation data once its targets are released."""
+        x, y = self.get(Split.TRAIN, Kind.INPUTS), self.get(Split.TRAIN, Kind.TARGETS)
+        if phase == "validation":
+            return x, y
+        return (
+            np.vstack([x, self.get(Split.VAL, Kind.INPUTS)]),
+            np.concatenate([y, self.get(Split.VAL, Kind.TARGETS)]),
+        )
+
+
+def predictions(files: Files, plan: Plan) -> dict[str, bytes]:
+    dataset = files.dataset
+    x, y = files.training(plan.phase)
+    result = {}
+    for split in plan.splits:
+        seed = zlib.crc32(f"{dataset.challenge.slug}/{dataset.name}/{plan.method.title}".encode())
+        data = Data(
+            x,
+            y,
+            files.get(split, Kind.INPUTS),
+            np.random.default_rng([seed, zlib.crc32(f"{plan.phase}/{split}".encode())]),
+            dataset.min_quantile_gap,
+        )
+        result[f"{dataset.name}_{split}_predict.txt"] = plan.method.predict(data)
+    return result
+
+
+def load(*, challenge: Challenge, log=print) -> Report:
+    """Send every planned submission not sent before; returns what happened."""
+    users = demo_users()
+    report = Report()
+    for dataset in challenge.datasets.all():
+        files = Files(dataset)
+        for plan in plans(dataset):
+            user = users[plan.username]
+            exists = Submission.objects.filter(
+                user=user, dataset=dataset, method=plan.method.title, created=plan.when
+            ).exists()
+            if exists:
+                report.skipped += 1
+                continue
+            try:
+                submission = services.submit(
+                    user=user,
+                    challenge=challenge,
+                    dataset_name=dataset.name,
+                    method=plan.method.title,
+                    description=plan.method.description,
+                    authors=AUTHORS,
+                    upload=_zip(predictions(files, plan)),
+                    now=plan.when,
+                )
+            except (services.Rejected, LimitReached) as error:
+                report.problems.append(f"{dataset.name}, {plan.method.title}: {error}")
+                continue
+            submission.refresh_from_db(fields=["status"])
+            report.created.append(submission)
+            log(
+                f"{challenge.slug}/{dataset.name}: #{submission.pk} {plan.method.title} "
+                f"({plan.phase}) {submission.status}"
+            )
+    return report

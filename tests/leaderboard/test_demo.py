@@ -1,0 +1,110 @@
+"""load_demo_submissions: simple methods, sent through the submission service, scored."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
+from django.test import Client
+
+from challenge_site.leaderboard import services
+from challenge_site.leaderboard.demo import loader
+from challenge_site.leaderboard.demo.methods import Data, knn_quantiles
+from challenge_site.submissions.models import Status, Submission
+from tests.factories import make_challenge, make_dataset
+from tests.pages import page_text
+
+
+@pytest.fixture
+def demo(db, django_capture_on_commit_callbacks):
+    challenge = make_challenge(slug="epuc", results_published=True)
+    datasets = {
+        "catalysis": make_dataset(
+            challenge, "catalysis", task="classification", sizes=(60, 30, 40), seed=4
+        ),
+        "gaze": make_dataset(challenge, "gaze", task="regression", sizes=(60, 30, 40), seed=5),
+        "maki": make_dataset(
+            challenge, "maki", task="regression", sizes=(50, 20, 20), allow_samples=False
+        ),
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        for dataset in datasets.values():
+            from challenge_site.submissions.services import refresh_baseline
+
+            refresh_baseline(dataset=dataset, now=challenge.start)
+    return challenge, datasets
+
+
+def run(capture, *slugs):
+    with capture(execute=True):
+        call_command("load_demo_submissions", *slugs, stdout=None)
+
+
+def test_demo_submissions_are_scored_by_the_pipeline(demo, django_capture_on_commit_callbacks):
+    challenge, datasets = demo
+    run(django_capture_on_commit_callbacks, "epuc")
+    users = User.objects.filter(username__startswith="demo-")
+    assert sorted(u.profile.display_name for u in users) == [
+        "Ada (demo)",
+        "Bob (demo)",
+        "Cy (demo)",
+    ]
+    assert not any(u.has_usable_password() for u in users)
+    entries = Submission.objects.filter(is_baseline=False)
+    assert entries.count() == (3 * 2 + 1) + (5 * 2 + 1) + (4 * 2 + 1)
+    assert set(entries.values_list("status", flat=True)) == {Status.SCORED}
+    assert set(entries.values_list("mark", flat=True)) == {"<", "", ">"}
+
+    catalysis = datasets["catalysis"]
+    hard = entries.get(dataset=catalysis, method="Hard classifier", phase="test")
+    by_nlp = services.parse_board(dataset=catalysis, split="test", sort="nlp", view=None)
+    by_01l = services.parse_board(dataset=catalysis, split="test", sort="01l", view=None)
+    listed = {row.entry.pk for row in services.leaderboard_page(board=by_nlp).rows}
+    assert hard.pk not in listed and len(listed) == 4  # 3 probabilistic entries and the baseline
+    rows = services.leaderboard_page(board=by_01l).rows
+    assert hard.pk in {row.entry.pk for row in rows}
+    assert next(r for r in rows if r.entry.pk == hard.pk).non_probabilistic
+
+    gaze = services.parse_board(dataset=datasets["gaze"], split="val", sort=None, view=None)
+    rows = services.leaderboard_page(board=gaze).rows
+    ensemble = next(r for r in rows if r.entry.method == "Bootstrap ensemble (samples)")
+    assert ensemble.value("nlpd") is None and ensemble.value("crps") is not None
+    assert ensemble.rank is None  # n/a under nlpd: listed last, unranked
+    assert not entries.filter(dataset=datasets["maki"], method__contains="samples").exists()
+
+    text = page_text(Client().get("/challenges/epuc/datasets/gaze/leaderboard/?split=test"))
+    assert "Linear regression + Gaussian noise" in text and "Cy (demo)" in text
+    assert "Results: Demo challenge" in page_text(Client().get("/challenges/epuc/results/"))
+
+
+def test_running_it_again_sends_nothing(demo, django_capture_on_commit_callbacks):
+    run(django_capture_on_commit_callbacks, "epuc")
+    count = Submission.objects.count()
+    run(django_capture_on_commit_callbacks, "epuc")
+    assert Submission.objects.count() == count
+
+
+def test_unknown_challenges_are_named(db):
+    with pytest.raises(CommandError, match="no challenge covshift"):
+        call_command("load_demo_submissions", "covshift")
+
+
+def test_quantiles_increase_strictly_with_the_minimum_gap():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(50, 2))
+    y = np.round(rng.normal(size=50))  # discrete targets: many equal neighbours
+    lines = knn_quantiles(Data(x, y, x[:5], rng, min_quantile_gap=0.5)).decode().splitlines()
+    for line in lines:
+        values = [float(v) for v in line.split()]
+        levels, quantiles = values[1::2], values[2::2]
+        assert values[0] == 0 and levels == sorted(set(levels))
+        assert all(b - a >= 0.5 - 1e-9 for a, b in zip(quantiles, quantiles[1:], strict=False))
+
+
+def test_plans_follow_the_clock(demo):
+    challenge, datasets = demo
+    plans = loader.plans(datasets["catalysis"])
+    assert [p.phase for p in plans] == ["validation"] * 3 + ["test"] * 3 + ["post"]
+    assert all(challenge.start < p.when < challenge.test_start for p in plans[:3])
+    assert all(challenge.test_start < p.when < challenge.deadline for p in plans[3:6])
+    assert plans[-1].when > challenge.deadline
