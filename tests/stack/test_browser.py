@@ -156,6 +156,35 @@ def test_participant_signs_up_downloads_uploads_and_sees_the_score(
     expect(page.get_by_role("heading", name="Scores")).to_be_visible()
     shoot(page, screenshots, "participant_08_scored")
 
+    # The leaderboard, from the dataset page: the entry is there, ranked by nlpd (n/a for
+    # sample predictions, so listed last); sorted by crps it takes its place.
+    page.goto("/challenges/stack/datasets/sines/")
+    page.get_by_role("link", name="validation split").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(
+        "Leaderboard: Sines, validation split"
+    )
+    board = page.locator("table.leaderboard")
+    entry = board.locator("tbody tr", has=page.get_by_role("link", name="Sampled GP"))
+    expect(entry).to_have_count(1)
+    expect(entry).to_contain_text("Grace H.")
+    expect(board.locator("th[aria-sort=ascending]")).to_contain_text("nlpd")
+    shoot(page, screenshots, "participant_09_leaderboard")
+    board.locator("thead").get_by_role("link", name="crps", exact=True).click()
+    page.wait_for_url("**sort=crps**")
+    expect(board.locator("th[aria-sort=ascending]")).to_contain_text("crps")
+    expect(entry).to_have_count(1)
+    # The sorted column's values, read off the page, go up (every entry has a crps).
+    headers = board.locator("thead th")
+    column = [headers.nth(i).get_attribute("aria-sort") for i in range(headers.count())].index(
+        "ascending"
+    )
+    values = [
+        float(row.locator("th, td").nth(column).inner_text())
+        for row in board.locator("tbody tr").all()
+    ]
+    assert len(values) >= 2 and values == sorted(values)  # the baseline and more
+    shoot(page, screenshots, "participant_10_leaderboard_by_crps")
+
 
 def _fill_datetime(page, field: str, when: datetime) -> None:
     page.locator(f"#id_{field}_0").fill(when.strftime("%Y-%m-%d"))
@@ -245,6 +274,10 @@ def test_organiser_creates_a_challenge_moves_it_to_test_and_publishes(
         }
         assert Client(stack.base_url).get(f"/submissions/{pk}/plots/test.svg").status == 404
         shoot(anonymous, screenshots, "organiser_05_test_scores_hidden")
+        anonymous.goto("/challenges/waves/datasets/swell/leaderboard/?split=val")
+        switches = anonymous.get_by_role("navigation", name="Leaderboard options")
+        expect(switches).to_contain_text("Test (published with the results)")
+        expect(switches.get_by_role("link", name="Test", exact=True)).to_have_count(0)
 
         page.goto("/admin/challenges/challenge/")
         row = page.locator("#result_list tr", has_text="Waves")
@@ -256,7 +289,7 @@ def test_organiser_creates_a_challenge_moves_it_to_test_and_publishes(
         )
         shoot(page, screenshots, "organiser_06_published")
 
-        anonymous.reload()
+        anonymous.goto(f"/submissions/{pk}/")
         expect(anonymous.locator("caption", has_text="Test split")).to_be_visible()
         expect(
             anonymous.get_by_text("scores hidden until the results are published")
@@ -265,6 +298,15 @@ def test_organiser_creates_a_challenge_moves_it_to_test_and_publishes(
         assert plot.status == 200 and plot.headers["Content-Type"] == "image/svg+xml"
         expect(anonymous.locator("img[src$='/plots/test.svg']")).to_be_visible()
         shoot(anonymous, screenshots, "organiser_07_test_scores_public")
+        anonymous.goto("/challenges/waves/datasets/swell/leaderboard/?split=val")
+        switches = anonymous.get_by_role("navigation", name="Leaderboard options")
+        switches.get_by_role("link", name="Test", exact=True).click()
+        expect(anonymous.get_by_role("heading", level=1)).to_have_text(
+            "Leaderboard: Swell, test split"
+        )
+        board = anonymous.locator("table.leaderboard")
+        expect(board.locator("tbody tr", has_text="Final entry")).to_have_count(1)
+        shoot(anonymous, screenshots, "organiser_08_test_leaderboard_public")
         scores = Client(stack.base_url).get(f"/api/v1/submissions/{pk}/").json()["scores"]
         assert set(scores) == {"val", "test"} and scores["test"]["nlpd"] is not None
     finally:
