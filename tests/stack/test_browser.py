@@ -1,9 +1,10 @@
 """People in a browser (Playwright, Debian's Chromium) against the live gunicorn.
 
 A participant signs up, reads the format help, downloads a dataset zip, uploads through
-the form (watching the progress bar) and watches the status turn to scored. An organiser
-creates a challenge in the admin, uploads its files, moves it into the test phase, publishes
-the results, and test scores appear to everyone. Full-page screenshots go to
+the form (watching the progress bar), watches the status turn to scored, finds the entry
+on the leaderboard and sorts by another loss. An organiser creates a challenge in the
+admin, uploads its files, moves it into the test phase, publishes the results, and test
+scores (and the test leaderboard) appear to everyone. Full-page screenshots go to
 test-output/screenshots/ (PARTICIPANT_*.png, ORGANISER_*.png).
 """
 
