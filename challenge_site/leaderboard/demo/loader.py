@@ -74,12 +74,19 @@ def demo_users() -> dict[str, User]:
 
 
 def moments(challenge: Challenge) -> dict[str, datetime]:
-    """Middle of the validation phase, middle of the test phase, three days after."""
-    return {
-        "validation": challenge.start + (challenge.test_start - challenge.start) / 2,
-        "test": challenge.test_start + (challenge.deadline - challenge.test_start) / 2,
-        "post": challenge.deadline + timedelta(days=3),
+    """Middle of the validation phase, middle of the test phase (on the hour when that
+    stays inside the phase), and three days after the deadline."""
+    phases = {
+        "validation": (challenge.start, challenge.test_start),
+        "test": (challenge.test_start, challenge.deadline),
+        "post": (challenge.deadline + timedelta(days=3), challenge.deadline + timedelta(days=3)),
     }
+    result = {}
+    for phase, (begin, end) in phases.items():
+        middle = begin + (end - begin) / 2
+        on_the_hour = middle.replace(minute=0, second=0, microsecond=0)
+        result[phase] = on_the_hour if on_the_hour > begin or begin == end else middle
+    return result
 
 
 def plans(dataset: Dataset) -> list[Plan]:
