@@ -7,6 +7,7 @@ request has a timeout; errors come back as responses, never as exceptions.
 from __future__ import annotations
 
 import html
+import http.client
 import http.cookiejar
 import json
 import re
@@ -108,6 +109,28 @@ class Client:
     def post_multipart(self, path: str, fields: dict[str, str], files) -> Response:
         body, content_type = multipart(fields, files)
         return self.request("POST", path, body=body, headers={"Content-Type": content_type})
+
+    def post_multipart_interrupted(self, path: str, fields, files, *, midway) -> Response:
+        """Send half the body, call ``midway()``, send the rest: something happens while
+        the server is still receiving the upload."""
+        body, content_type = multipart(fields, files)
+        url = urllib.parse.urlsplit(self.url(path))
+        connection = http.client.HTTPConnection(url.hostname, url.port, timeout=self.timeout)
+        try:
+            connection.putrequest("POST", url.path)
+            connection.putheader("Content-Type", content_type)
+            connection.putheader("Content-Length", str(len(body)))
+            if self.token:
+                connection.putheader("Authorization", f"Token {self.token}")
+            connection.endheaders()
+            half = len(body) // 2
+            connection.send(body[:half])
+            midway()
+            connection.send(body[half:])
+            response = connection.getresponse()
+            return Response(response.status, response.headers, response.read(), self.url(path))
+        finally:
+            connection.close()
 
     def csrf_token(self, path: str) -> str:
         """GET ``path`` and return the form's CSRF token (the cookie is kept)."""

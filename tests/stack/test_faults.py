@@ -129,9 +129,14 @@ def test_upload_while_redis_is_down_is_accepted_and_scored_when_it_returns(
     spec = challenge["datasets"]["sines"]
     browser_like = Client(stack.base_url)
     browser_like.login(participant["username"], "a-long-Passphrase-42")
-    redis_stop()
     try:
-        by_api = api.api_submit("stack", prediction_zip("sines", spec), method="No broker")
+        # Redis stops while gunicorn is receiving the upload, then a form upload follows.
+        by_api = api.post_multipart_interrupted(
+            "/api/v1/submissions/",
+            {"challenge": "stack", "dataset": "sines", "method": "No broker"},
+            {"file": ("predictions.zip", prediction_zip("sines", spec))},
+            midway=redis_stop,
+        )
         assert by_api.status == 201, by_api
         assert by_api.json()["status"] == "queued"
         by_form = browser_like.form_submit("stack", prediction_zip("sines", spec, seed=2))
