@@ -10,7 +10,8 @@ queries, and the ratio of the large leaderboard to the small one.
   ANALYZE, as on a site nobody tunes.
 - PostgreSQL: ``--database-url postgres://USER@HOST:PORT/ANY`` connects to that server,
   creates a database named ``bench_leaderboard`` (dropped first if left over), runs
-  ANALYZE after seeding (autovacuum would), and drops it at the end.
+  ANALYZE after seeding (autovacuum would), and drops it at the end, also after a
+  failure (PostgreSQL 13 or later: DROP DATABASE … WITH (FORCE)).
 
 One challenge with results published, one classification dataset (five losses, the
 widest pivot) and its baseline. N submissions by max(10, N/100) participants: 95 %
@@ -66,11 +67,20 @@ def throwaway_database(url: str | None):
 
     parts = urlsplit(url)
     server = urlunsplit(parts._replace(path="/postgres"))
-    admin = psycopg2.connect(server)
-    admin.autocommit = True
-    with admin.cursor() as cursor:
-        cursor.execute(f"DROP DATABASE IF EXISTS {BENCH_DB}")
-        cursor.execute(f"CREATE DATABASE {BENCH_DB}")
+
+    def admin(statement: str) -> None:
+        """One statement on the server's maintenance database, in a fresh connection
+        (the one before may be gone, e.g. after a server restart)."""
+        connection = psycopg2.connect(server)
+        connection.autocommit = True
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(statement)
+        finally:
+            connection.close()
+
+    admin(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+    admin(f"CREATE DATABASE {BENCH_DB}")
     os.environ["DATABASE_URL"] = urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
     try:
         yield "postgresql"
@@ -78,9 +88,7 @@ def throwaway_database(url: str | None):
         from django.db import connections
 
         connections.close_all()
-        with admin.cursor() as cursor:
-            cursor.execute(f"DROP DATABASE IF EXISTS {BENCH_DB}")
-        admin.close()
+        admin(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
 
 
 def setup_django(folder: str) -> None:

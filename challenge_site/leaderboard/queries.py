@@ -174,6 +174,7 @@ def pivot(board: Board, ids: Sequence[int]) -> list[Entry]:
         Submission.objects.filter(pk__in=list(ids))
         .annotate(**relations)
         .values_list(*SUBMISSION_FIELDS, *columns)
+        .order_by()  # put in rank order below, not by the model's default ordering
     )
     names = [loss.name for loss in board.losses]
     by_id = {}
