@@ -33,7 +33,8 @@ def csv_header(board: Board) -> list[str]:
     header += [loss.name for loss in board.losses]
     ranking = ranking_loss(board.dataset)
     if ranking is not None:
-        header.append(f"{ranking.name}_gain_over_baseline_{gain_unit(board.dataset)}")
+        unit = gain_unit(board.dataset).replace(" ", "_")
+        header.append(f"{ranking.name}_gain_over_baseline_{unit}")
     return header
 
 

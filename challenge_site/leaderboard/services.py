@@ -138,7 +138,11 @@ class Row:
 
 
 def gain_unit(dataset: Dataset) -> str:
-    """What the difference of two log losses is measured in, for the dataset's base."""
+    """What the gain over the baseline is measured in: for a log loss (nlp, nlpd) the
+    information per example in the dataset's base; otherwise the ranking loss's own units."""
+    ranking = dataset.effective_ranking_loss
+    if ranking not in LOG_LOSSES:
+        return f"{ranking} units"
     base = dataset.log_base
     if math.isclose(base, 2):
         return "bits"

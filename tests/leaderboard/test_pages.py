@@ -135,6 +135,18 @@ def test_pipeline_entries_infinite_and_point_only(catalysis, ada, grace, submit,
     assert "point predictions" in page_text(response)
 
 
+def test_gain_of_a_loss_that_is_not_a_log_loss_is_in_its_own_units(catalysis, ada):
+    catalysis.ranking_loss = "brier"
+    catalysis.save()
+    add_entry(catalysis, created=at(-5), val=cls(0.9, 0.4, brier=0.25), baseline=True)
+    add_entry(catalysis, user=ada, created=at(0), val=cls(0.65, 0.3, brier=0.2))
+    text = page_text(Client().get(URL))
+    assert "Gain over baseline (brier units)" in text and "bans" not in text
+    assert "0.2 +0.05 " in text
+    header = Client().get(URL.replace("leaderboard/", "leaderboard.csv"))
+    assert "brier_gain_over_baseline_brier_units" in b"".join(header.streaming_content).decode()
+
+
 def test_regression_page_with_samples_and_nmse_normalised_by_training(challenge, ada):
     dataset = make_dataset(challenge, "gaze", task="regression", nmse_normaliser="training")
     add_entry(dataset, created=at(-5), val=reg(1.1, 1.0), baseline=True)
