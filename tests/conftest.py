@@ -1,6 +1,7 @@
 from datetime import UTC, datetime
 
 import pytest
+from django.core.cache import cache
 
 from challenge_site.celery import app
 from tests.factories import make_challenge
@@ -43,6 +44,12 @@ def celery_in_process(request):
     app.conf.task_always_eager = app.conf.task_eager_propagates = True
     yield
     app.conf.task_always_eager, app.conf.task_eager_propagates = saved
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Cached plots and pages never leak from one test into the next."""
+    cache.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+from django.contrib.auth.models import User
 
+from challenge_site.accounts.models import Profile
 from challenge_site.challenges.models import Challenge
 from datasets.models import Dataset
 from datasets.services import check_files, save_files
@@ -73,3 +75,13 @@ def write_challenge_folder(folder: Path, toml: str, datasets: dict[str, dict[str
         for filename, data in files.items():
             (folder / name / filename).write_bytes(data)
     return folder
+
+
+def make_user(username: str, *, display_name: str = "", is_staff: bool = False) -> User:
+    """A user with the tests' password; a profile when a display name is given."""
+    user = User.objects.create_user(
+        username, f"{username}@example.org", "a-long-Passphrase-42", is_staff=is_staff
+    )
+    if display_name:
+        Profile.objects.create(user=user, display_name=display_name)
+    return user

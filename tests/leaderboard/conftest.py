@@ -1,47 +1,27 @@
 import pytest
 import time_machine
-from django.contrib.auth.models import User
-from django.core.cache import cache
 
-from challenge_site.accounts.models import Profile
-from challenge_site.celery import app
-from tests.factories import make_dataset
-
-
-@pytest.fixture(autouse=True)
-def celery_in_process():
-    """Scoring tasks run in-process whatever CELERY_BROKER_URL says."""
-    saved = app.conf.task_always_eager, app.conf.task_eager_propagates
-    app.conf.task_always_eager = app.conf.task_eager_propagates = True
-    yield
-    app.conf.task_always_eager, app.conf.task_eager_propagates = saved
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
+from tests.factories import make_dataset, make_user
 
 
 @pytest.fixture
 def ada(db):
-    user = User.objects.create_user("ada", "ada@example.org", "a-long-Passphrase-42")
-    Profile.objects.create(user=user, display_name="Ada L.")
-    return user
+    return make_user("ada", display_name="Ada L.")
 
 
 @pytest.fixture
 def grace(db):
-    return User.objects.create_user("grace", "grace@example.org", "a-long-Passphrase-42")
+    return make_user("grace")
 
 
 @pytest.fixture
 def alan(db):
-    return User.objects.create_user("alan", "alan@example.org", "a-long-Passphrase-42")
+    return make_user("alan")
 
 
 @pytest.fixture
 def staff(db):
-    return User.objects.create_user("org", "org@example.org", "a-long-Passphrase-42", is_staff=True)
+    return make_user("org", is_staff=True)
 
 
 @pytest.fixture

@@ -1,37 +1,26 @@
 import pytest
-from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from challenge_site.accounts.models import Profile
 from challenge_site.submissions import services
-from tests.factories import make_dataset
+from tests.factories import make_dataset, make_user
 
 from .helpers import form_data, make_zip, predictions
 
 
-@pytest.fixture(autouse=True)
-def fresh_plot_cache():
-    from django.core.cache import cache
-
-    cache.clear()
-
-
 @pytest.fixture
 def participant(db):
-    user = User.objects.create_user("ada", "ada@example.org", "a-long-Passphrase-42")
-    Profile.objects.create(user=user, display_name="Ada L.")
-    return user
+    return make_user("ada", display_name="Ada L.")
 
 
 @pytest.fixture
 def other(db):
-    return User.objects.create_user("grace", "grace@example.org", "a-long-Passphrase-42")
+    return make_user("grace")
 
 
 @pytest.fixture
 def staff(db):
-    return User.objects.create_user("org", "org@example.org", "a-long-Passphrase-42", is_staff=True)
+    return make_user("org", is_staff=True)
 
 
 @pytest.fixture
