@@ -12,6 +12,13 @@ The quantile distribution is spec §2: uniform density between quantiles,
 exponential tails carrying the rest of the mass (Quiñonero-Candela et al.,
 "Evaluating Predictive Uncertainty Challenge", 2006, eqs. 4-10, with the
 tail terms of eqs. 8-9 corrected).
+
+Every formula holds for any valid row (values within ±1e100, variances within
+[0, 1e200], widths down to 5e-324) without overflow, cancellation or NaN (spec §3):
+tail scales and log-densities are taken in log space, and every CRPS is a sum of
+non-negative pieces. A statistic is ±inf only where its exact value is beyond the
+largest double (the CRPS of a tail scale of 1e400, the NLPD of a subnormal variance
+far from its target); those overflows are expected and silent.
 """
 
 from __future__ import annotations
@@ -40,16 +47,23 @@ def gaussian_stats(mean, variance, target) -> Stats:
     """Gaussian rows ``1 m v``; v = 0 is a point prediction (density +inf nowhere but at m).
 
     CRPS: σ[z(2Φ(z) − 1) + 2φ(z) − 1/√π], z = (t − m)/σ (Gneiting & Raftery 2007);
-    a point prediction scores |t − m|.
+    a point prediction scores |t − m|, the limit as σ → 0 (σ·z·erf(z/√2) → |t − m|).
+    log p(t) = −½(log 2π + log v + z²).
+
+    With σ ≥ √5e-324 ≈ 2.2e-162 and |t − m| ≤ 2e100, z stays finite; ½z² may not, and
+    then the density is 0 in double precision (−log p beyond the largest double).
     """
     m = np.asarray(mean, dtype=np.float64)
     v = np.asarray(variance, dtype=np.float64)
     t = np.asarray(target, dtype=np.float64)
     point = v == 0
-    sigma = np.sqrt(np.where(point, 1.0, v))
+    v = np.where(point, 1.0, v)
+    sigma = np.sqrt(v)
     z = (t - m) / sigma
-    logpdf = np.where(point, -np.inf, -0.5 * (_LOG_2PI + np.log(sigma * sigma) + z * z))
-    pdf_term = 2.0 * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi)
+    with np.errstate(over="ignore"):
+        half_z2 = (0.5 * z) * z  # (z² itself overflows from z = 1.3e154, ½z² only at 1.9e154)
+    logpdf = np.where(point, -np.inf, -(0.5 * (_LOG_2PI + np.log(v)) + half_z2))
+    pdf_term = 2.0 * np.exp(-half_z2) / np.sqrt(2.0 * np.pi)
     crps = sigma * (z * erf(z / np.sqrt(2.0)) + pdf_term - _INV_SQRT_PI)
     crps = np.where(point, np.abs(t - m), crps)
     pit = np.where(point, (t >= m).astype(np.float64), norm_cdf(z))
@@ -70,80 +84,119 @@ def quantile_stats(levels, values, target) -> Stats:
 
 
 def quantile_stats_from_diffs(a, q, da, dq, target) -> Stats:
-    """:func:`quantile_stats` with the bin widths ``da``, ``dq`` the validator already has."""
+    """:func:`quantile_stats` with the bin widths ``da``, ``dq`` the validator already has.
+
+    With r = (q1 − t)/b1 below q1 and x = (t − qN)/bN above qN:
+
+    - log p(t) = log z1 − r, log z_k = log Δa_k − log Δq_k, log zN − x;
+    - F(t) = a1·e^(−r), a_k + (t − q_k)·z_k, 1 − (1 − aN)·e^(−x);
+    - mean = Σ_k (q_k + q_k+1)/2·Δa_k + a1(q1 − b1) + (1 − aN)(qN + bN);
+    - CRPS = Σ over the bins of Δq·(g0² + g0·g1 + g1²)/3, g = F − 1{u ≥ t} at the
+      bin's ends (F linear; the bin holding t split at t), plus the tails
+      ½a1²b1 + (q1 − t)(1 − 2a1·φ(r)) and ½(1 − aN)²bN + (t − qN)(1 − 2(1 − aN)·φ(x)),
+      the second terms only for a target in that tail, φ(r) = (1 − e^(−r))/r.
+
+    b1 = a1·Δq/Δa ranges from below 5e-324 to 2e116 and bN up to 1e400, so the scales
+    and r, x are taken in log space; φ(r)·(q1 − t) replaces b1·(1 − e^(−r)), which
+    is inf·0 for an infinite bN. Every bin term is a sum of non-negative products
+    (1 − F is computed from the right end of its bin), so nothing cancels.
+    """
     t = np.asarray(target, dtype=np.float64)
     n_rows, n = a.shape
     rows = np.arange(n_rows)
     a1, an = a[:, 0], a[:, -1]
     q1, qn = q[:, 0], q[:, -1]
-    # Log-densities as log Δa − log Δq and scale lengths b = a·Δq/Δa: a bin narrower
-    # than ~1e-308 would make the density Δa/Δq overflow to inf (NLPD −inf, CRPS nan).
+    c = 1.0 - an
     log_z1 = np.log(da[:, 0]) - np.log(dq[:, 0])
     log_zn = np.log(da[:, -1]) - np.log(dq[:, -1])
-    b1 = a1 / da[:, 0] * dq[:, 0]
-    c = 1.0 - an
-    bn = c / da[:, -1] * dq[:, -1]
+    log_b1 = np.log(a1) - log_z1
+    log_bn = np.log(c) - log_zn
+    with np.errstate(over="ignore"):
+        b1 = np.exp(log_b1)  # at most 2**53·2e100
+        bn = np.exp(log_bn)  # inf when the exact scale is beyond the largest double
 
     k = np.count_nonzero(q <= t[:, None], axis=1)  # targets on q_k take the right bin
     lower, upper = k == 0, k == n
+    inside = ~lower & ~upper
+    r = _scale_lengths(q1 - t, lower, log_b1)
+    x = _scale_lengths(t - qn, upper, log_bn)
+
     j = np.clip(k - 1, 0, n - 2)  # the bin holding t, when 1 <= k <= n-1
     a_j, a_next = a[rows, j], a[rows, j + 1]
     q_j, q_next = q[rows, j], q[rows, j + 1]
     da_j, dq_j = a_next - a_j, q_next - q_j
+    tc = np.clip(t, q_j, q_next)  # (t itself for the rows it matters to)
+    f = a_j + (tc - q_j) / dq_j * da_j  # F(t), from the left end of the bin
+    g = (1.0 - a_next) + (q_next - tc) / dq_j * da_j  # 1 − F(t), from the right end
 
-    below = np.maximum(q1 - t, 0.0)  # distance into the lower tail
-    above = np.maximum(t - qn, 0.0)
-    e_low = np.exp(-below / b1)
-    e_up = np.exp(-above / bn)
+    logpdf = np.where(lower, log_z1 - r, np.where(upper, log_zn - x, np.log(da_j) - np.log(dq_j)))
+    pit = np.where(lower, a1 * np.exp(-r), np.where(upper, 1.0 - c * np.exp(-x), f))
+    with np.errstate(over="ignore"):
+        mean = (
+            0.5 * np.einsum("ij,ij->i", q[:, :-1] + q[:, 1:], da) + a1 * (q1 - b1) + c * (qn + bn)
+        )
 
-    logpdf = np.where(
-        lower,
-        log_z1 - below / b1,
-        np.where(upper, log_zn - above / bn, np.log(da_j) - np.log(dq_j)),
+    # Bins wholly right of t contribute ∫(1 − F)², with 1 − F at the ends in place of F.
+    right = np.arange(n - 1) >= k[:, None]
+    lo = np.abs(np.subtract(right, a[:, :-1]))
+    hi = np.abs(np.subtract(right, a[:, 1:]))
+    terms = lo + hi
+    terms *= lo
+    hi *= hi
+    terms += hi  # lo² + lo·hi + hi²
+    terms[rows[inside], j[inside]] = 0.0  # the bin holding t is split below
+    c_next = 1.0 - a_next
+    split = (tc - q_j) * (a_j * a_j + a_j * f + f * f) + (q_next - tc) * (
+        g * g + g * c_next + c_next * c_next
     )
-    f_mid = a_j + (t - q_j) / dq_j * da_j
-    pit = np.where(lower, a1 * e_low, np.where(upper, 1.0 - c * e_up, f_mid))
-
-    lo, hi = a[:, :-1], a[:, 1:]
-    mean = 0.5 * np.einsum("ij,ij->i", q[:, :-1] + q[:, 1:], da) + a1 * (q1 - b1) + c * (qn + bn)
-
-    # CRPS bin by bin. F is linear on a bin, from lo to hi: left of t the bin
-    # adds ∫F² = Δq·S/3 with S = lo² + lo·hi + hi², right of t ∫(1 − F)² =
-    # Δq·(S + 3(1 − lo − hi))/3. So the middle is Σ Δq·S/3 plus Δq(1 − lo − hi)
-    # summed over the bins right of t, and the bin holding t is split at t.
-    u = lo + hi
-    left_all = np.einsum("ij,ij->i", dq, u * u - lo * hi)
-    extra = np.cumsum((dq * (1.0 - u))[:, ::-1], axis=1)[:, ::-1]  # Σ over bins s..N-2
-    right_extra = np.where(k <= n - 2, extra[rows, np.minimum(k, n - 2)], 0.0)  # bins >= k
-    inside = ~lower & ~upper
-    f = f_mid
-    split = (t - q_j) * (a_j * a_j + a_j * f + f * f) + (q_next - t) * (
-        (1 - f) ** 2 + (1 - f) * (1 - a_next) + (1 - a_next) ** 2
-    )
-    bin_j_left = (q_next - q_j) * (a_j * a_j + a_j * a_next + a_next * a_next)
-    middle = left_all + right_extra * 3.0
-    middle = np.where(inside, middle - bin_j_left + split, middle) / 3.0
-    tail_low = 0.5 * b1 * a1 * a1 + np.where(lower, below - 2.0 * a1 * b1 * (1.0 - e_low), 0.0)
-    tail_up = 0.5 * bn * c * c + np.where(upper, above - 2.0 * c * bn * (1.0 - e_up), 0.0)
+    middle = (np.einsum("ij,ij->i", dq, terms) + np.where(inside, split, 0.0)) / 3.0
+    tail_low = 0.5 * a1 * a1 * b1 + np.where(lower, (q1 - t) * (1.0 - 2.0 * a1 * _phi(r)), 0.0)
+    with np.errstate(over="ignore"):
+        tail_up = 0.5 * c * c * bn
+    tail_up = tail_up + np.where(upper, (t - qn) * (1.0 - 2.0 * c * _phi(x)), 0.0)
     crps = middle + tail_low + tail_up
     return Stats(logpdf, mean, crps, pit)
+
+
+def _scale_lengths(distance, mask, log_scale) -> np.ndarray:
+    """distance/scale where ``mask`` (0 elsewhere), from log(scale): no under- or overflow
+    of the scale itself; inf only when the exact ratio is beyond the largest double."""
+    d = np.where(mask, distance, 0.0)
+    positive = d > 0
+    log_ratio = np.log(np.where(positive, d, 1.0)) - log_scale
+    with np.errstate(over="ignore"):
+        return np.where(positive, np.exp(log_ratio), 0.0)
+
+
+def _phi(r) -> np.ndarray:
+    """(1 − e^(−r))/r, with φ(0) = 1 and φ(inf) = 0; expm1 keeps small r exact."""
+    small = r == 0
+    safe = np.where(small, 1.0, r)
+    return np.where(small, 1.0, -np.expm1(-safe) / safe)
 
 
 def sample_stats(samples, target) -> Stats:
     """Sample rows ``2 s1 … sK`` (rows × K): the empirical distribution of the sample.
 
     CRPS = (1/K)Σ|s_k − t| − (1/2K²)ΣΣ|s_j − s_k| (Gneiting & Raftery 2007, eq. 21),
-    the pair sum taken in O(K log K) from the sorted sample. The density is not
-    defined (``logpdf`` is nan: NLPD is n/a); PIT is the mid-point of the jump,
+    computed as the integral it equals, with no difference of large sums: on the
+    gap between the sorted s_(i) and s_(i+1) the CDF is i/K, so
+
+        CRPS = (1/K²) Σ_i [L_i·i² + R_i·(K − i)²] + max(s_(1) − t, 0) + max(t − s_(K), 0)
+
+    where L_i and R_i are the parts of gap i left and right of t. (Its pair term
+    alone would be (1/K²)·Σ_i i(K − i)(s_(i+1) − s_(i)).) The density is not defined
+    (``logpdf`` is nan: NLPD is n/a); PIT is the mid-point of the jump,
     (#{s < t} + #{s ≤ t}) / 2K.
     """
     s = np.sort(np.asarray(samples, dtype=np.float64), axis=1)
     t = np.asarray(target, dtype=np.float64)
     k = s.shape[1]
-    spread = np.abs(s - t[:, None]).mean(axis=1)
-    weights = 2.0 * np.arange(k) - k + 1.0  # ΣΣ|s_i − s_j| = 2 Σ_i (2i − K + 1) s_(i)
-    pair = 2.0 * (s @ weights) / (2.0 * k * k)
-    crps = spread - pair
+    lo, hi = s[:, :-1], s[:, 1:]
+    cut = np.clip(t[:, None], lo, hi)  # where t splits each gap
+    i = np.arange(1.0, k)
+    crps = ((cut - lo) @ (i * i) + (hi - cut) @ ((k - i) * (k - i))) / (k * k)
+    crps += np.maximum(s[:, 0] - t, 0.0) + np.maximum(t - s[:, -1], 0.0)
     below = np.count_nonzero(s < t[:, None], axis=1)
     at_or_below = np.count_nonzero(s <= t[:, None], axis=1)
     pit = (below + at_or_below) / (2.0 * k)

@@ -2,8 +2,13 @@
 
 Every problem is reported as ``PATH:LINE: message`` (spec §1). Vectorised checks
 find bad lines as whole arrays, so the collector accepts arrays of line numbers
-with a function that formats the message for one of them; only the lines that
-are finally shown are ever formatted.
+with a function that formats the message for one of them.
+
+A hostile file can have millions of bad lines, so the cost of collecting them is
+bounded: only the problems that can still be shown (the ``MAX_REPORTED`` smallest
+line numbers) are kept and formatted, the rest are only counted, and once
+``GIVE_UP`` problems are counted the readers stop reading (the count is then a
+lower bound: "... and at least N more problems").
 """
 
 from __future__ import annotations
@@ -14,6 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 
 MAX_REPORTED = 100
+# Problems counted before a reader stops reading a file: far more than are shown,
+# few enough that a file of millions of bad lines costs a fraction of a second.
+GIVE_UP = 10_000
+# A path longer than this is shown by its end (a 60,000-character folder name
+# repeated in 101 lines would make a 6 MB report).
+MAX_PATH = 120
 
 
 @dataclass(frozen=True)
@@ -25,25 +36,38 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
+        path = short_path(self.path)
         if self.line <= 0:
-            return f"{self.path}: {self.message}"
-        return f"{self.path}:{self.line}: {self.message}"
+            return f"{path}: {self.message}"
+        return f"{path}:{self.line}: {self.message}"
+
+
+def short_path(path: str) -> str:
+    """``path``, or its last ``MAX_PATH`` - 1 characters after "…" if it is longer."""
+    return path if len(path) <= MAX_PATH else "…" + path[-(MAX_PATH - 1) :]
 
 
 class ScoringError(Exception):
-    """A file breaks the format; ``problems`` lists what was shown, ``total`` counts all."""
+    """A file breaks the format; ``problems`` lists what was shown, ``total`` counts all.
 
-    def __init__(self, problems: list[Problem], total: int | None = None):
+    ``exact`` is False when reading stopped early: the file has at least ``total``
+    problems.
+    """
+
+    def __init__(self, problems: list[Problem], total: int | None = None, *, exact: bool = True):
         self.problems = list(problems)
         self.total = len(self.problems) if total is None else total
+        self.exact = exact
         super().__init__(self.report())
 
     @property
     def lines(self) -> list[str]:
         out = [str(p) for p in self.problems]
         hidden = self.total - len(self.problems)
-        if hidden > 0:
-            out.append(f"... and {hidden} more problem{'s' if hidden != 1 else ''}")
+        if hidden > 0 or not self.exact:
+            plural = "s" if hidden != 1 else ""
+            at_least = "" if self.exact else "at least "
+            out.append(f"... and {at_least}{hidden} more problem{plural}")
         return out
 
     def report(self) -> str:
@@ -59,50 +83,86 @@ def fmt(value: float) -> str:
 
 
 class Problems:
-    """Collects problems for one file; reports the first ``MAX_REPORTED`` by line."""
+    """Collects problems for one file; keeps the first ``keep`` by line and counts the rest.
 
-    def __init__(self, path: str):
+    Problems are ordered by line; on one line, those added one at a time come
+    before those added as arrays, each kind in the order added. Memory stays
+    O(keep) whatever the number of problems: a problem that cannot be among the
+    first ``keep`` is counted and dropped, its message never formatted.
+    """
+
+    def __init__(self, path: str, keep: int = MAX_REPORTED, give_up: int | None = None):
         self.path = path
-        self._single: list[tuple[int, int, str]] = []
-        self._batches: list[tuple[np.ndarray, Callable[[int], str]]] = []
+        self.keep = keep
+        self.give_up = GIVE_UP if give_up is None else give_up
+        self.total = 0
+        self.exact = True  # False once a reader stopped before the end of the file
+        # ((line, 0 for single / 1 for batch, order), message), at most 2·keep long.
+        self._kept: list[tuple[tuple[int, int, int], str]] = []
+        self._worst: tuple[int, int, int] | None = None  # set once `keep` are kept
         self._order = 0
 
     def add(self, line: int, message: str) -> None:
-        self._single.append((line, self._order, message))
+        self.total += 1
+        key = (int(line), 0, self._order)
         self._order += 1
+        if self._worst is None or key < self._worst:
+            self._kept.append((key, message))
+            if len(self._kept) >= 2 * self.keep:
+                self._prune()
 
     def add_lines(self, lines, message: Callable[[int], str]) -> None:
-        """Record one problem per entry of ``lines``; ``message(i)`` formats entry ``i``."""
+        """Record one problem per entry of ``lines``; ``message(i)`` formats entry ``i``.
+
+        Only the entries that are among the first ``keep`` so far are formatted.
+        """
         lines = np.asarray(lines, dtype=np.int64)
-        if lines.size:
-            self._batches.append((lines, message))
+        if not lines.size:
+            return
+        self.total += int(lines.size)
+        order = self._order
+        self._order += 1
+        # A batch's key (line, 1, order) sorts after every kept key of the same line,
+        # so only lines below the worst kept one can still be shown.
+        if self._worst is None:
+            candidates = np.arange(lines.size)
+        else:
+            candidates = np.flatnonzero(lines < self._worst[0])
+        if not candidates.size:
+            return
+        if candidates.size > self.keep:
+            candidates = candidates[np.argsort(lines[candidates], kind="stable")[: self.keep]]
+        merged = self._kept + [((int(lines[i]), 1, order), int(i)) for i in candidates]
+        if len(merged) >= self.keep:
+            merged.sort(key=lambda item: item[0])
+            del merged[self.keep :]
+            self._worst = merged[-1][0]
+        self._kept = [(key, message(msg) if isinstance(msg, int) else msg) for key, msg in merged]
+
+    def _prune(self) -> None:
+        self._kept.sort(key=lambda item: item[0])
+        del self._kept[self.keep :]
+        if len(self._kept) == self.keep:
+            self._worst = self._kept[-1][0]
 
     @property
-    def total(self) -> int:
-        return len(self._single) + sum(int(lines.size) for lines, _ in self._batches)
+    def hopeless(self) -> bool:
+        """Enough problems counted: a reader should stop reading (see :meth:`stop`)."""
+        return self.total >= self.give_up
+
+    def stop(self) -> None:
+        """Record that reading stopped before the end: ``total`` is now a lower bound."""
+        self.exact = False
 
     def __bool__(self) -> bool:
         return self.total > 0
 
     def shown(self, limit: int = MAX_REPORTED) -> list[Problem]:
-        candidates: list[tuple[int, int, str | tuple[int, int]]] = [
-            (line, order, msg) for line, order, msg in self._single
-        ]
-        for b, (lines, _) in enumerate(self._batches):
-            # Only the smallest `limit` lines of a batch can be shown.
-            take = np.argsort(lines, kind="stable")[:limit]
-            candidates.extend((int(lines[i]), self._order + b, (b, int(i))) for i in take)
-        candidates.sort(key=lambda c: (c[0], c[1]))
-        out = []
-        for line, _, msg in candidates[:limit]:
-            if isinstance(msg, tuple):
-                b, i = msg
-                msg = self._batches[b][1](i)
-            out.append(Problem(self.path, line, msg))
-        return out
+        self._kept.sort(key=lambda item: item[0])
+        return [Problem(self.path, key[0], msg) for key, msg in self._kept[: min(limit, self.keep)]]
 
     def error(self) -> ScoringError:
-        return ScoringError(self.shown(), self.total)
+        return ScoringError(self.shown(), self.total, exact=self.exact)
 
     def raise_if_any(self) -> None:
         if self:

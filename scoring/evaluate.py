@@ -8,10 +8,11 @@ import numpy as np
 
 from .distributions import gaussian_stats
 from .losses import Context, compute_scores
-from .options import ScoringOptions, Task
+from .options import MAX_LINE_NUMBERS, ScoringOptions, Task
 from .parse import GAUSSIAN, RegressionRows, RowReader, read_classification, read_regression
 from .parse import read_targets as _read_targets
 from .plots import pit_summary, reliability
+from .regression import variance
 
 
 @dataclass
@@ -62,7 +63,7 @@ def evaluate(
         t = _read_targets(targets, path=targets_path, task=task)
     if train_targets is not None:
         train_targets = np.asarray(train_targets, dtype=np.float64)
-    reader = RowReader(predictions, predictions_path)
+    reader = RowReader(predictions, predictions_path, max_numbers=MAX_LINE_NUMBERS)
     if task is None:
         task = _infer_task(reader, t)
     if task == Task.CLASSIFICATION:
@@ -116,7 +117,7 @@ def baseline(
         p = np.full(t.size, float(np.mean(train == 1)))
         return _score(Context(task, t, options, train, p=p))
     mean = np.full(t.size, float(np.mean(train)))
-    var = np.full(t.size, float(np.var(train)))
+    var = np.full(t.size, variance(train))
     rows = RegressionRows(
         np.full(t.size, GAUSSIAN, dtype=np.int8), var, gaussian_stats(mean, var, t)
     )

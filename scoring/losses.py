@@ -74,7 +74,7 @@ def _nmse(ctx: Context) -> float | None:
     if ctx.options.nmse_normaliser == NmseNormaliser.TRAINING:
         if ctx.train_targets is None:
             raise ValueError("nmse normalised by the training targets needs train_targets")
-        variance = float(np.var(ctx.train_targets))
+        variance = regression.variance(ctx.train_targets)
     return regression.nmse(ctx.rows.stats.mean, ctx.targets, variance=variance)
 
 

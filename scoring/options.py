@@ -19,6 +19,8 @@ class NmseNormaliser(StrEnum):
 
 MAX_QUANTILES = 200
 MAX_SAMPLES = 1000
+# The longest legal prediction line, a sample row: its flag and MAX_SAMPLES values.
+MAX_LINE_NUMBERS = 1 + MAX_SAMPLES
 
 
 @dataclass(frozen=True)

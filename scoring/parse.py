@@ -3,118 +3,24 @@
 Each reader goes through the whole file once, block by block, collects every
 problem as ``PATH:LINE: message`` and raises :class:`~scoring.errors.ScoringError`
 at the end if there was any. Nothing is returned for a file with problems.
+
+Every reader checks the bound of spec §1 on each block first
+(:func:`scoring.rows.check_range`), before any target is used.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from .distributions import Stats, gaussian_stats, quantile_stats_from_diffs, sample_stats
 from .errors import Problems, fmt
-from .options import MAX_QUANTILES, MAX_SAMPLES, ScoringOptions, Task
-from .textfile import Table, tables
+from .options import MAX_LINE_NUMBERS, MAX_QUANTILES, MAX_SAMPLES, ScoringOptions, Task
+from .rows import RowReader, Rows, check_range
 
 GAUSSIAN, QUANTILES, SAMPLE = 1, 0, 2
 ROW_KINDS = {QUANTILES: "quantiles", GAUSSIAN: "Gaussian", SAMPLE: "sample"}
-
-
-@dataclass
-class Rows:
-    """The non-blank lines of one block: their row indices, line numbers and numbers."""
-
-    table: Table
-    index: np.ndarray  # 0-based example index of each row
-    lines: np.ndarray  # 1-based line number of each row
-    counts: np.ndarray  # numbers on each row
-    offsets: np.ndarray  # where each row's numbers start in table.values
-    bad: np.ndarray  # row already reported unreadable
-
-    @property
-    def values(self) -> np.ndarray:
-        return self.table.values
-
-
-class RowReader:
-    """Reads a file as example rows: blank lines only at the end, every problem collected."""
-
-    def __init__(
-        self,
-        source,
-        path: str,
-        *,
-        tables: list[Table] | None = None,
-        problems: Problems | None = None,
-    ):
-        self.source = source
-        self.tables = tables  # already tokenized (task inference read them)
-        self.problems = problems or Problems(path)
-        self.count = 0
-        self._pending_blank: list[np.ndarray] = []
-        self._line_of_row: dict[int, int] = {}
-        self._watch: int | None = None
-        self.last_line = 0
-        self.last_row_line = 0
-
-    def rows(self, expected: int | None = None) -> Iterator[Rows]:
-        self._watch = expected
-        if self.tables is not None:
-            self.tables.reverse()  # hand each cached block over and let it go
-            while self.tables:
-                yield self._take(self.tables.pop())
-        else:
-            for table in self.tokenized():
-                yield self._take(table)
-        if self.count == 0 and not self.problems:
-            self.problems.add(1, "the file is empty; expected one example per line")
-
-    def tokenized(self) -> Iterator[Table]:
-        return tables(self.source, self.problems)
-
-    def _take(self, table: Table) -> Rows:
-        lines = table.line_numbers
-        self.last_line = int(lines[-1]) if lines.size else self.last_line
-        nonblank = (table.counts > 0) | table.bad
-        blank = lines[~nonblank]
-        if nonblank.any():
-            last = lines[nonblank][-1]
-            early = np.concatenate([*self._pending_blank, blank[blank < last]])
-            self.problems.add_lines(
-                early,
-                lambda i: (
-                    "blank line before the last example; every line must hold "
-                    "an example (a blank line would shift the rows after it)"
-                ),
-            )
-            self._pending_blank = [blank[blank > last]]
-        else:
-            self._pending_blank.append(blank)
-        index = self.count + np.arange(np.count_nonzero(nonblank))
-        row_lines = lines[nonblank]
-        if row_lines.size:
-            self.last_row_line = int(row_lines[-1])
-        if self._watch is not None and index.size and index[0] <= self._watch <= index[-1]:
-            self._line_of_row[self._watch] = int(row_lines[self._watch - index[0]])
-        self.count += index.size
-        return Rows(
-            table,
-            index,
-            row_lines,
-            table.counts[nonblank],
-            table.offsets[nonblank],
-            table.bad[nonblank],
-        )
-
-    def check_count(self, expected: int, what: str) -> None:
-        if self.count == expected or self.count == 0:
-            return
-        if self.count < expected:
-            line = self.last_row_line + 1  # where the next example should have been
-        else:
-            line = self._line_of_row.get(expected, self.last_line)
-        self.problems.add(line, f"expected {expected} rows, one per {what}, found {self.count}")
 
 
 def _single_numbers(rows: Rows, problems: Problems, what: str) -> tuple[np.ndarray, np.ndarray]:
@@ -136,6 +42,7 @@ def read_targets(source, *, path: str, task: Task | str | None = None) -> np.nda
     reader = RowReader(source, path)
     parts = []
     for rows in reader.rows():
+        rows = check_range(rows, reader.problems)
         ok, values = _single_numbers(rows, reader.problems, "the target")
         if task == Task.CLASSIFICATION:
             wrong = ok & (values != 1) & (values != -1)
@@ -154,6 +61,7 @@ def read_inputs(source, *, path: str) -> np.ndarray:
     reader = RowReader(source, path)
     parts, width = [], None
     for rows in reader.rows():
+        rows = check_range(rows, reader.problems)
         good = ~rows.bad
         if width is None and good.any():
             width = int(rows.counts[good][0])
@@ -178,9 +86,10 @@ def read_classification(
     source, *, path: str, n_expected: int | None = None, reader: RowReader | None = None
 ) -> np.ndarray:
     """Classification predictions: p(y = +1 | x) in [0, 1], one per line."""
-    reader = reader or RowReader(source, path)
+    reader = reader or RowReader(source, path, max_numbers=MAX_LINE_NUMBERS)
     parts = []
     for rows in reader.rows(n_expected):
+        rows = check_range(rows, reader.problems)
         ok, values = _single_numbers(rows, reader.problems, "p(y = +1)")
         wrong = ok & ((values < 0) | (values > 1))
         found = values[wrong]
@@ -220,22 +129,26 @@ def read_regression(
     options = options or ScoringOptions()
     targets = np.asarray(targets, dtype=np.float64)
     n = targets.size
-    kind = np.full(n, -1, dtype=np.int8)
-    variance = np.full(n, np.nan)
-    stats = Stats(*(np.full(n, np.nan) for _ in range(4)))
-    reader = RowReader(source, path)
+    result = None  # allocated with the first valid rows: a bad file never needs it
+    reader = RowReader(source, path, max_numbers=MAX_LINE_NUMBERS)
     check = _RegressionChecks(reader.problems, options)
     for rows in reader.rows(n):
-        for row_kind, idx, result, var in check.block(rows, targets):
-            kind[idx] = row_kind
+        # (Only while the file has no problem: a file with problems gets no scores.)
+        for row_kind, idx, stats, var in check.block(rows, targets):
+            result = result or _empty_rows(n)
+            result.kind[idx] = row_kind
             if var is not None:
-                variance[idx] = var
-            if not reader.problems:  # a file with problems gets no scores: stop computing
-                for name in ("logpdf", "mean", "crps", "pit"):
-                    getattr(stats, name)[idx] = getattr(result, name)
+                result.variance[idx] = var
+            for name in ("logpdf", "mean", "crps", "pit"):
+                getattr(result.stats, name)[idx] = getattr(stats, name)
     reader.check_count(n, "target")
     reader.problems.raise_if_any()
-    return RegressionRows(kind, variance, stats)
+    return result or _empty_rows(n)
+
+
+def _empty_rows(n: int) -> RegressionRows:
+    stats = Stats(*(np.full(n, np.nan) for _ in range(4)))
+    return RegressionRows(np.full(n, -1, dtype=np.int8), np.full(n, np.nan), stats)
 
 
 class _RegressionChecks:
@@ -247,12 +160,18 @@ class _RegressionChecks:
         self.problems.add_lines(lines[mask], message)
 
     def block(self, rows: Rows, targets: np.ndarray):
-        """Yield (kind, example indices, Stats, variance or None) for each valid group."""
+        """Yield (kind, example indices, Stats, variance or None) for each valid group.
+
+        Every check runs; groups are scored only while the file has no problem.
+        """
         p = self.problems
+        good = ~rows.bad & (rows.counts > 0)
+        flag = np.full(rows.counts.size, np.nan)
+        flag[good] = rows.values[rows.offsets[good]]
+        rows = check_range(rows, p, gaussian=(flag == 1) & (rows.counts == 3))
         good = ~rows.bad
         lines, counts, offsets, values = rows.lines, rows.counts, rows.offsets, rows.values
-        flag = np.full(counts.size, np.nan)
-        flag[good] = values[offsets[good]]
+        flag[rows.bad] = np.nan
         bad_flag = good & (flag != 0) & (flag != 1) & (flag != 2)
         found = flag[bad_flag]
         p.add_lines(
@@ -278,7 +197,7 @@ class _RegressionChecks:
         )
         gauss &= ~negative
         sel = gauss & in_range
-        if sel.any():
+        if sel.any() and not p:
             idx = rows.index[sel]
             m = values[offsets[sel] + 1]
             yield GAUSSIAN, idx, gaussian_stats(m, var[sel], targets[idx]), var[sel]
@@ -307,6 +226,8 @@ class _RegressionChecks:
                     "use a Gaussian ('1 m v') or quantile ('0 a1 q1 ... aN qN') row"
                 ),
             )
+            return
+        if p:
             return
         for size in np.unique(k[mask & in_range]):
             sel = mask & in_range & (k == size)
@@ -340,6 +261,8 @@ class _RegressionChecks:
             da, dq = np.diff(a, axis=1), np.diff(q, axis=1)
             ok = self._check_quantiles(a, q, da, dq, lines[sel])
             keep = ok & in_range[sel]
+            if p:
+                continue
             if keep.all():
                 idx = rows.index[sel]
                 yield QUANTILES, idx, quantile_stats_from_diffs(a, q, da, dq, targets[idx]), None

@@ -12,27 +12,32 @@ numbers on each line. Three paths turn bytes into numbers:
   exact power of ten) keeps every value correctly rounded.
 - *general*: numpy's C ``fromstring`` reads any block of plain decimal
   numbers; token boundaries come from the separator mask.
-- *careful*: a block in which either path finds anything unusual is read line
-  by line with Python's ``float`` so that every bad line gets its own message.
-  Only blocks with problems (or unusual spellings such as ``1_000``) pay for it.
+- *sorting out*: in a block that either path refuses, array operations find
+  the lines holding anything but plain numbers (a byte other than digits, signs,
+  points, exponents and blanks, or a malformed token); ``fromstring`` reads the
+  others and only the odd lines are read one by one with Python's ``float``
+  (:mod:`scoring.lines`), so that every bad line gets its own message.
+
+A hostile file costs little more than a valid one: one bad line per block does
+not send the block's other lines through Python, a line with more numbers than
+``max_numbers`` is rejected without converting its tokens, and reading stops once
+the file's :class:`~scoring.errors.Problems` has counted enough to give up.
 """
 
 from __future__ import annotations
 
 import io
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from .errors import Problems
+from .fixedwidth import _MATLAB, _columns, _field_layout, _matlab16
+from .lines import read_lines, too_many
 
 BLOCK_SIZE = 1 << 20
-_P10 = 10.0 ** np.arange(23)
-_SCI = re.compile(rb"([+-]?)(\d)\.(\d+)[eE]([+-])(\d+)$")
-_SPLIT = re.compile(r"[ \t]+")
 
 
 @dataclass
@@ -61,32 +66,52 @@ class Table:
 
 
 def iter_blocks(source, block_size: int = BLOCK_SIZE) -> Iterator[bytes]:
-    """Yield blocks of whole lines, each ending in LF."""
+    """Yield blocks of whole lines, each ending in LF.
+
+    A block is at most about twice ``block_size`` bytes, or a single longer line.
+    """
     stream, close = _open(source)
     try:
-        carry = b""
+        carry: list[bytes] = []  # the start of the next line: pieces joined once
+        long = False  # a chunk of the current line held no LF
         while True:
             chunk = stream.read(block_size)
             if not chunk:
                 break
             cut = chunk.rfind(b"\n")
             if cut < 0:
-                carry += chunk  # a very long line: keep reading until it ends
+                carry.append(chunk)
+                long = True
                 continue
-            yield carry + chunk[: cut + 1] if carry else chunk[: cut + 1]
-            carry = chunk[cut + 1 :]
+            start = 0
+            if long:
+                # A line longer than a block is a block of its own, so that the lines
+                # after it make an ordinary block.
+                start = chunk.find(b"\n") + 1
+                yield b"".join([*carry, chunk[:start]])
+                carry, long = [], False
+            if start <= cut:
+                piece = chunk[start : cut + 1]
+                yield b"".join([*carry, piece]) if carry else piece
+            carry = [chunk[cut + 1 :]] if cut + 1 < len(chunk) else []
         if carry:
-            yield carry + b"\n"
+            yield b"".join([*carry, b"\n"])
     finally:
         if close:
             stream.close()
 
 
-def tables(source, problems: Problems) -> Iterator[Table]:
-    """The file as a sequence of :class:`Table` blocks, numbered from line 1."""
+def tables(source, problems: Problems, max_numbers: int | None = None) -> Iterator[Table]:
+    """The file as a sequence of :class:`Table` blocks, numbered from line 1.
+
+    Stops early, marking ``problems`` as a lower bound, once they are hopeless.
+    """
     line = 1
     for buf in iter_blocks(source):
-        table = tokenize(buf, line, problems)
+        if problems.hopeless:
+            problems.stop()  # and there is more to read
+            return
+        table = tokenize(buf, line, problems, max_numbers)
         line += table.n_lines
         yield table
 
@@ -103,39 +128,97 @@ def _open(source):
     raise TypeError(f"cannot read numbers from {type(source).__name__}")
 
 
-def tokenize(buf: bytes, first_line: int, problems: Problems) -> Table:
-    """Turn a block of whole lines into a :class:`Table`, reporting unreadable lines."""
+def tokenize(
+    buf: bytes, first_line: int, problems: Problems, max_numbers: int | None = None
+) -> Table:
+    """Turn a block of whole lines into a :class:`Table`, reporting unreadable lines.
+
+    A line of more than ``max_numbers`` numbers is unreadable too, whichever path reads it.
+    """
     b = np.frombuffer(buf, dtype=np.uint8)
     table = _fixed_width(buf, b, first_line)  # checks every byte it accepts
-    if table is None:
-        newlines = np.flatnonzero(b == 10)
-        returns = np.flatnonzero(b == 13)
-        plain = (
-            not np.count_nonzero(b > 126)
-            and np.count_nonzero(b < 32) == newlines.size + np.count_nonzero(b == 9) + returns.size
-            # CR only in CR LF: anywhere else it is no separator (spec §1).
-            and bool((b[np.minimum(returns + 1, b.size - 1)] == 10).all())
-        )
-        if plain:
-            table = _general(buf, b, newlines, first_line)
-    if table is None:
-        table = _careful(buf, first_line, problems)
-    return table
+    if table is not None:
+        if max_numbers is not None and table.counts.max() > max_numbers:
+            table = _drop_long_lines(table, problems, max_numbers)
+        return table
+    newlines = np.flatnonzero(b == 10)
+    returns = np.flatnonzero(b == 13)
+    plain = (
+        not np.count_nonzero(b > 126)
+        and np.count_nonzero(b < 32) == newlines.size + np.count_nonzero(b == 9) + returns.size
+        # CR only in CR LF: anywhere else it is no separator (spec §1).
+        and bool((b[np.minimum(returns + 1, b.size - 1)] == 10).all())
+    )
+    if plain:
+        table = _general(buf, b, newlines, first_line, problems, max_numbers)
+    if table is not None:
+        return table
+    if newlines.size <= _FEW_LINES:
+        return _careful(buf, first_line, problems, max_numbers)
+    return _sort_out(buf, b, newlines, first_line, problems, max_numbers)
 
 
-def _general(buf: bytes, b: np.ndarray, newlines: np.ndarray, first_line: int) -> Table | None:
+def _drop_long_lines(table: Table, problems: Problems, max_numbers: int) -> Table:
+    """Report the lines of more than ``max_numbers`` numbers and drop their values."""
+    long = table.counts > max_numbers
+    found = table.counts[long]
+    problems.add_lines(table.line_numbers[long], lambda i: too_many(int(found[i]), max_numbers))
+    keep = np.repeat(~long, table.counts)
+    counts = np.where(long, 0, table.counts)
+    return Table(table.first_line, table.values[keep], counts, table.bad | long)
+
+
+def _general(
+    buf: bytes,
+    b: np.ndarray,
+    newlines: np.ndarray,
+    first_line: int,
+    problems: Problems | None = None,
+    max_numbers: int | None = None,
+) -> Table | None:
+    values, counts, long = _convert(buf, b, newlines, max_numbers if problems is not None else None)
+    if values is None or not np.isfinite(values).all():
+        return None
+    if long.any():
+        counts = _report_long(problems, first_line, counts, long, max_numbers)
+    return Table(first_line, values, counts, long)
+
+
+def _convert(buf: bytes, b: np.ndarray, newlines: np.ndarray, max_numbers: int | None):
+    """(values or None if fromstring fails, numbers per line, lines of too many numbers).
+
+    The values of lines of more than ``max_numbers`` numbers are left out: those
+    lines are blanked before conversion, so that their tokens are never converted.
+    """
     sep = (b <= 32).view(np.int8)
     # -1 where a token starts, +1 where the separator after a token starts.
     edges = np.flatnonzero(np.diff(sep, prepend=np.int8(1)))
     ends = edges[1::2]
     counts = np.diff(np.searchsorted(ends, newlines, side="right"), prepend=0)
+    long = np.zeros(counts.size, bool)
+    expected = ends.size
+    if max_numbers is not None and counts.max() > max_numbers:
+        long = counts > max_numbers
+        text = b.copy()
+        text[np.repeat(long, np.diff(newlines, prepend=-1))] = 32
+        buf = text.tobytes()
+        expected -= int(counts[long].sum())
+    if expected == 0:
+        return np.empty(0), counts, long  # fromstring would read a blank text as [-1.0]
     try:
         values = np.fromstring(buf, dtype=np.float64, sep=" ")
     except ValueError:
-        return None
-    if values.size != ends.size or not np.isfinite(values).all():
-        return None
-    return Table(first_line, values, counts, np.zeros(counts.size, bool))
+        return None, counts, long
+    return (values if values.size == expected else None), counts, long
+
+
+def _report_long(problems, first_line, counts, long, max_numbers) -> np.ndarray:
+    """Report the lines of too many numbers; their counts become 0 (they hold no values)."""
+    found = counts[long]
+    problems.add_lines(
+        first_line + np.flatnonzero(long), lambda i: too_many(int(found[i]), max_numbers)
+    )
+    return np.where(long, 0, counts)
 
 
 def _fixed_width(buf: bytes, b: np.ndarray, first_line: int) -> Table | None:
@@ -160,186 +243,120 @@ def _fixed_width(buf: bytes, b: np.ndarray, first_line: int) -> Table | None:
     return Table(first_line, values, counts, np.zeros(n_lines, bool))
 
 
-# MATLAB's save -ascii field: "   d.ddddddde+XX" (16 bytes: sign or blank at byte 2).
-_MATLAB = (16, 13, 7, 2)
-
-
-def _bytes_mask(pairs: dict[int, int]) -> np.uint64:
-    return np.uint64(sum(v << (8 * k) for k, v in pairs.items()))
-
-
-# Little-endian words: byte k of the field is bits 8k..8k+7 of word k // 8.
-_W0_MASK = _bytes_mask({0: 0xFF, 1: 0xFF, 3: 0xF0, 4: 0xFF, 5: 0xF0, 6: 0xF0, 7: 0xF0})
-_W0_WANT = _bytes_mask({0: 0x20, 1: 0x20, 3: 0x30, 4: 0x2E, 5: 0x30, 6: 0x30, 7: 0x30})
-_W0_SIX = _bytes_mask({3: 6, 5: 6, 6: 6, 7: 6})
-_W0_DIGITS = _bytes_mask({3: 0xF0, 5: 0xF0, 6: 0xF0, 7: 0xF0})
-_W0_DIGITS_WANT = _bytes_mask({3: 0x30, 5: 0x30, 6: 0x30, 7: 0x30})
-_W1_MASK = _bytes_mask({0: 0xF0, 1: 0xF0, 2: 0xF0, 3: 0xF0, 4: 0xDF, 6: 0xF0, 7: 0xF0})
-_W1_WANT = _bytes_mask({0: 0x30, 1: 0x30, 2: 0x30, 3: 0x30, 4: 0x45, 6: 0x30, 7: 0x30})
-_W1_SIX = _bytes_mask({0: 6, 1: 6, 2: 6, 3: 6, 6: 6, 7: 6})
-_W1_DIGITS = _bytes_mask({0: 0xF0, 1: 0xF0, 2: 0xF0, 3: 0xF0, 6: 0xF0, 7: 0xF0})
-_W1_DIGITS_WANT = _bytes_mask({0: 0x30, 1: 0x30, 2: 0x30, 3: 0x30, 6: 0x30, 7: 0x30})
-_U = np.uint64
-
-
-def _matlab16(x: np.ndarray) -> np.ndarray | None:
-    """MATLAB fields, eight bytes at a time: layout checks and digits as integer arithmetic.
-
-    A byte is a digit when its high nibble is 3 and adding 6 keeps it so; a
-    carry out of a non-digit byte can only make a check fail, never pass.
-    """
-    w = x.view("<u8")
-    w0, w1 = w[:, 0], w[:, 1]
-    sign = (w0 >> _U(16)) & _U(0xFF)
-    esign = (w1 >> _U(40)) & _U(0xFF)
-    if not (
-        ((w0 & _W0_MASK) == _W0_WANT).all()
-        and (((w0 + _W0_SIX) & _W0_DIGITS) == _W0_DIGITS_WANT).all()
-        and ((w1 & _W1_MASK) == _W1_WANT).all()
-        and (((w1 + _W1_SIX) & _W1_DIGITS) == _W1_DIGITS_WANT).all()
-        and ((sign == _U(0x20)) | (sign == _U(0x2D)) | (sign == _U(0x2B))).all()
-        and ((esign == _U(0x2B)) | (esign == _U(0x2D))).all()
-    ):
-        return None
-    f = _U(0xF)
-    low = w1 & _U(0x0F0F0F0F)  # four digits, first one in the lowest byte
-    low = (low * _U(10) + (low >> _U(8))) & _U(0x00FF00FF)
-    low = (low * _U(100) + (low >> _U(16))) & _U(0xFFFF)
-    mantissa = (
-        ((w0 >> _U(24)) & f) * _U(10_000_000)
-        + ((w0 >> _U(40)) & f) * _U(1000_000)
-        + ((w0 >> _U(48)) & f) * _U(100_000)
-        + ((w0 >> _U(56)) & f) * _U(10_000)
-        + low
-    ).astype(np.float64)
-    exponent = (((w1 >> _U(48)) & f) * _U(10) + ((w1 >> _U(56)) & f)).astype(np.int64)
-    return _scale(
-        mantissa, np.where(esign == _U(0x2D), -exponent, exponent) - 7, sign == _U(0x2D), x
-    )
-
-
-def _scale(mantissa, power, negative, x) -> np.ndarray | None:
-    """mantissa · 10**power, correctly rounded (Clinger's fast path, |power| <= 22)."""
-    clipped = np.abs(np.clip(power, -22, 22))
-    values = np.where(power >= 0, mantissa * _P10[clipped], mantissa / _P10[clipped])
-    exact = np.abs(power) <= 22
-    if not exact.all():
-        # The text carries its own sign; the sign is applied below.
-        values[~exact] = np.abs(np.fromstring(x[~exact].tobytes(), dtype=np.float64, sep=" "))
-    values = np.where(negative, -values, values)
-    return values if np.isfinite(values).all() else None
-
-
-def _columns(x: np.ndarray, field: int, sci: int, frac: int, exp: int) -> np.ndarray | None:
-    """Any right-aligned d.ddde+XX layout, one byte column at a time."""
-    lead = field - sci
-    sign = x[:, lead - 1]
-    if not (
-        # Every field starts with a blank, or "1.0e+00-2.0e+00" would read as two numbers.
-        (x[:, : lead - 1] == 32).all()
-        and (x[:, 0] == 32).all()
-        and ((sign == 32) | (sign == 45) | (sign == 43)).all()
-        and (x[:, lead + 1] == 46).all()
-        and ((x[:, field - exp - 2] | 32) == 101).all()
-        and ((x[:, field - exp - 1] == 43) | (x[:, field - exp - 1] == 45)).all()
-    ):
-        return None
-    digit_cols = np.r_[lead, lead + 2 : lead + 2 + frac, field - exp : field]
-    digits = x[:, digit_cols] - np.uint8(48)
-    if not (digits < 10).all():
-        return None
-    digits = digits.astype(np.float64)
-    mantissa = digits[:, : frac + 1] @ _P10[frac::-1]
-    exponent = (digits[:, frac + 1 :] @ _P10[exp - 1 :: -1]).astype(np.int64)
-    power = np.where(x[:, field - exp - 1] == 45, -exponent, exponent) - frac
-    return _scale(mantissa, power, sign == 45, x)
-
-
-def _field_layout(line: bytes) -> tuple[int, int, int, int] | None:
-    """(field width, unsigned token length, fraction digits, exponent digits) of line's first field."""
-    stripped = line.lstrip(b" ")
-    if not stripped or len(stripped) == len(line):
-        return None
-    end = stripped.find(b" ")
-    token = stripped if end < 0 else stripped[:end]
-    match = _SCI.match(token)
-    if match is None:
-        return None
-    frac, exp = len(match.group(3)), len(match.group(5))
-    if frac > 14:
-        return None  # mantissa would not be exact in a double
-    field = len(line) - len(stripped) + len(token)
-    return field, 4 + frac + exp, frac, exp
-
-
-def _careful(buf: bytes, first_line: int, problems: Problems) -> Table:
+def _careful(
+    buf: bytes, first_line: int, problems: Problems, max_numbers: int | None = None
+) -> Table:
+    """Every line of the block read one by one."""
     lines = buf.split(b"\n")[:-1]
-    counts = np.zeros(len(lines), dtype=np.int64)
-    bad = np.zeros(len(lines), dtype=bool)
-    values: list[float] = []
-    for i, raw in enumerate(lines):
-        line_no = first_line + i
-        numbers, message = parse_line(raw, first=line_no == 1)
-        if message is not None:
-            problems.add(line_no, message)
-            bad[i] = True
-            continue
-        counts[i] = len(numbers)
-        values.extend(numbers)
+    numbers = range(first_line, first_line + len(lines))
+    counts, bad, values, read = read_lines(lines, numbers, len(lines), problems, max_numbers)
+    if read < len(lines):
+        problems.stop()  # given up: the block ends here, and so does the file
     return Table(first_line, np.array(values, dtype=np.float64), counts, bad)
 
 
-def parse_line(raw: bytes, *, first: bool = False) -> tuple[list[float], str | None]:
-    """Numbers on one line, or the message that says why it cannot be read."""
-    try:
-        text = raw.decode("ascii")
-    except UnicodeDecodeError as exc:
-        return [], _non_ascii(raw, exc.start, first)
-    for col, ch in enumerate(text, 1):
-        if ord(ch) < 32 and ch not in "\t\r":
-            return [], (
-                f"unexpected control character 0x{ord(ch):02x} at column {col}; "
-                "expected numbers separated by spaces or tabs"
-            )
-    text = text.rstrip(" \t\r")  # a CR before the LF ends the line; trailing blanks too
-    if "\r" in text:
-        return [], (
-            f"unexpected carriage return (CR) at column {text.index(chr(13)) + 1}; expected "
-            "numbers separated by spaces or tabs, each line ending in LF or CR LF"
-        )
-    text = text.lstrip(" \t")
-    if not text:
-        return [], None
-    numbers = []
-    for token in _SPLIT.split(text):
-        try:
-            value = float(token)
-        except ValueError:
-            return [], _not_a_number(token)
-        if value != value or value in (float("inf"), float("-inf")):
-            return [], f"expected a finite number, found {_show(token)}"
-        numbers.append(value)
-    return numbers, None
+# Fewer lines than this are read one by one without looking for the odd ones first.
+_FEW_LINES = 16
+# Byte classes of the plain-number grammar [+-]?(D+.?D*|.D+)([eE][+-]?D+)?, a part of
+# what float() reads on which numpy's fromstring agrees with it.
+_BLANK, _DIGIT, _SIGN, _POINT, _EXP, _CR, _OTHER = range(7)
+_CLASS = np.full(256, _OTHER, dtype=np.uint8)
+_CLASS[list(b" \t\n")] = _BLANK
+_CLASS[list(b"0123456789")] = _DIGIT
+_CLASS[list(b"+-")] = _SIGN
+_CLASS[ord(".")] = _POINT
+_CLASS[list(b"eE")] = _EXP
+_CLASS[ord("\r")] = _CR
 
 
-def _non_ascii(raw: bytes, start: int, first: bool) -> str:
-    if first and start == 0 and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "the file is UTF-16 text; save it as plain ASCII"
-    if first and start == 0 and raw.startswith(b"\xef\xbb\xbf"):
-        return "the file starts with a UTF-8 byte order mark; save it as plain ASCII"
-    try:
-        ch = raw[start:].decode("utf-8")[0]
-        found = f"character {ch!r}"
-    except UnicodeDecodeError:
-        found = f"byte 0x{raw[start]:02x}"
-    return f"unexpected {found} at column {start + 1}; expected plain ASCII numbers"
+def _odd_bytes(b: np.ndarray) -> np.ndarray:
+    """Bytes that make their line more than plain numbers (a block ending in LF).
+
+    Each rule looks at a byte and its neighbours: a sign starts a token or follows
+    an exponent mark, a point has a digit on one side, an exponent mark follows a
+    digit or point and precedes a digit or sign; then at most one point and one
+    exponent per token, the point first. A CR is a blank only right before LF.
+    """
+    c = _CLASS[b]
+    cr = np.flatnonzero(c == _CR)
+    c[cr] = np.where(b[np.minimum(cr + 1, b.size - 1)] == 10, _BLANK, _OTHER)
+    prev = np.empty_like(c)
+    prev[0], prev[1:] = _BLANK, c[:-1]
+    nxt = np.empty_like(c)
+    nxt[-1], nxt[:-1] = _BLANK, c[1:]
+    digit_next = nxt == _DIGIT
+    sign, point, exp = c == _SIGN, c == _POINT, c == _EXP
+    odd = c == _OTHER
+    odd |= sign & ~(
+        ((prev == _BLANK) & (digit_next | (nxt == _POINT))) | ((prev == _EXP) & digit_next)
+    )
+    odd |= point & ~(
+        ((prev == _DIGIT) & (digit_next | (nxt == _EXP) | (nxt == _BLANK)))
+        | (((prev == _BLANK) | (prev == _SIGN)) & digit_next)
+    )
+    odd |= exp & ~(((prev == _DIGIT) | (prev == _POINT)) & (digit_next | (nxt == _SIGN)))
+    if point.any() or exp.any():
+        # Position of the latest blank, and of the latest point or exponent mark before
+        # each byte: a second one in the same token is odd (an exponent after a point
+        # is the only pair allowed).
+        at = np.arange(b.size, dtype=np.int32)
+        blank = np.maximum.accumulate(np.where(c == _BLANK, at, -1))
+        mark = np.maximum.accumulate(np.where(point | exp, at, -1))
+        last_exp = np.maximum.accumulate(np.where(exp, at, -1))
+        odd[1:] |= point[1:] & (mark[:-1] > blank[1:])
+        odd[1:] |= exp[1:] & (last_exp[:-1] > blank[1:])
+    return odd
 
 
-def _not_a_number(token: str) -> str:
-    if "," in token or ";" in token:
-        return f"expected numbers separated by spaces or tabs, found {_show(token)}"
-    return f"expected a number, found {_show(token)}"
-
-
-def _show(token: str) -> str:
-    return repr(token if len(token) <= 40 else token[:37] + "...")
+def _sort_out(
+    buf: bytes,
+    b: np.ndarray,
+    newlines: np.ndarray,
+    first_line: int,
+    problems: Problems,
+    max_numbers: int | None,
+) -> Table:
+    """Read the plain lines of a block at C speed and only its odd lines one by one."""
+    n = newlines.size
+    starts = np.r_[0, newlines[:-1] + 1]
+    lengths = newlines - starts + 1  # LF included
+    odd = np.logical_or.reduceat(_odd_bytes(b), starts)
+    # Blank the odd lines (keeping their LF) and convert the rest in one go.
+    text = b.copy()
+    blanked = np.repeat(odd, lengths)
+    blanked[newlines] = False
+    text[blanked] = 32
+    values, counts, long = _convert(text.tobytes(), text, newlines, max_numbers)
+    if values is None:
+        return _careful(buf, first_line, problems, max_numbers)  # a spelling the rules missed
+    infinite = ~np.isfinite(values)
+    if infinite.any():  # 1e999: such a line is odd too, to get its own message
+        owner = np.repeat(np.arange(n), np.where(long, 0, counts))  # the line of each value
+        odd[owner[infinite]] = True
+        values = values[~odd[owner]]
+    counts[odd] = 0
+    if long.any():
+        counts = _report_long(problems, first_line, counts, long, max_numbers)
+    which = np.flatnonzero(odd)
+    # A generator: a block of 500,000 bad lines is given up on after a few thousand.
+    lines = (buf[start:end] for start, end in zip(starts[which], newlines[which], strict=True))
+    odd_counts, odd_bad, odd_values, read = read_lines(
+        lines, map(int, first_line + which), which.size, problems, max_numbers
+    )
+    stopped = read < which.size
+    which = which[:read]
+    counts[which] = odd_counts
+    bad = long.copy()
+    bad[which] = odd_bad
+    merged = np.empty(int(counts.sum()))
+    from_odd = np.zeros(n, dtype=bool)
+    from_odd[which] = True
+    from_odd = np.repeat(from_odd, counts)
+    merged[~from_odd] = values
+    merged[from_odd] = odd_values
+    if stopped:
+        problems.stop()  # given up: the block ends at the line that made it hopeless
+        cut = int(which[-1]) + 1
+        counts, bad = counts[:cut], bad[:cut]
+        merged = merged[: int(counts.sum())]
+    return Table(first_line, merged, counts, bad)

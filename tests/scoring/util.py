@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from scoring import ScoringError, textfile
+from scoring.errors import Problems
 
 
 def reference_numbers(buf: bytes) -> list[list[float] | None]:
@@ -65,6 +66,12 @@ def table_numbers(table: textfile.Table) -> list[list[float] | None]:
         offset += count
     assert offset == table.values.size
     return out
+
+
+def file_numbers(buf: bytes) -> list[list[float] | None]:
+    """A whole file through the tokenizer, as per-line lists (None for an unreadable line)."""
+    problems = Problems("f")
+    return [line for table in textfile.tables(buf, problems) for line in table_numbers(table)]
 
 
 def same_floats(a: list, b: list) -> bool:

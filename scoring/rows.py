@@ -1,0 +1,160 @@
+"""A file as example rows: blank lines, row counts and spec §1's value bound, block by block.
+
+:class:`RowReader` turns the tokenizer's blocks into :class:`Rows` (the non-blank
+lines, numbered as examples) and collects the problems every reader shares: blank
+lines before the last example, a wrong number of rows. :func:`check_range` is the
+first check of every reader: every number within ±1e100 and a Gaussian variance
+within [0, 1e200], on each block's values at once, before any target is used, so
+that no loss can overflow and no outcome depends on a hidden target.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .errors import Problems, fmt
+from .textfile import Table, tables
+
+MAX_VALUE = 1e100  # every number of a file, spec §1
+MAX_VARIANCE = 1e200  # a Gaussian row's variance
+_VALUE_RANGE = "±" + f"{MAX_VALUE:.0e}".replace("e+", "e")  # as spec §1 writes it: ±1e100
+_VARIANCE_RANGE = "[0, " + f"{MAX_VARIANCE:.0e}".replace("e+", "e") + "]"
+
+
+@dataclass
+class Rows:
+    """The non-blank lines of one block: their row indices, line numbers and numbers."""
+
+    table: Table
+    index: np.ndarray  # 0-based example index of each row
+    lines: np.ndarray  # 1-based line number of each row
+    counts: np.ndarray  # numbers on each row
+    offsets: np.ndarray  # where each row's numbers start in table.values
+    bad: np.ndarray  # row already reported unreadable
+
+    @property
+    def values(self) -> np.ndarray:
+        return self.table.values
+
+
+class RowReader:
+    """Reads a file as example rows: blank lines only at the end, every problem collected."""
+
+    def __init__(
+        self,
+        source,
+        path: str,
+        *,
+        tables: list[Table] | None = None,
+        problems: Problems | None = None,
+        max_numbers: int | None = None,
+    ):
+        self.source = source
+        self.tables = tables  # already tokenized (task inference read them)
+        self.problems = problems or Problems(path)
+        self.max_numbers = max_numbers  # longer lines are rejected unread
+        self.count = 0
+        self._pending_blank: list[np.ndarray] = []
+        self._line_of_row: dict[int, int] = {}
+        self._watch: int | None = None
+        self.last_line = 0
+        self.last_row_line = 0
+
+    def rows(self, expected: int | None = None) -> Iterator[Rows]:
+        self._watch = expected
+        if self.tables is not None:
+            self.tables.reverse()  # hand each cached block over and let it go
+            while self.tables:
+                if self.problems.hopeless:
+                    self.problems.stop()
+                    self.tables.clear()
+                    break
+                yield self._take(self.tables.pop())
+        else:
+            for table in self.tokenized():
+                yield self._take(table)
+        if self.count == 0 and not self.problems:
+            self.problems.add(1, "the file is empty; expected one example per line")
+
+    def tokenized(self) -> Iterator[Table]:
+        return tables(self.source, self.problems, self.max_numbers)
+
+    def _take(self, table: Table) -> Rows:
+        lines = table.line_numbers
+        self.last_line = int(lines[-1]) if lines.size else self.last_line
+        nonblank = (table.counts > 0) | table.bad
+        blank = lines[~nonblank]
+        if nonblank.any():
+            last = lines[nonblank][-1]
+            early = np.concatenate([*self._pending_blank, blank[blank < last]])
+            self.problems.add_lines(
+                early,
+                lambda i: (
+                    "blank line before the last example; every line must hold "
+                    "an example (a blank line would shift the rows after it)"
+                ),
+            )
+            self._pending_blank = [blank[blank > last]]
+        else:
+            self._pending_blank.append(blank)
+        index = self.count + np.arange(np.count_nonzero(nonblank))
+        row_lines = lines[nonblank]
+        if row_lines.size:
+            self.last_row_line = int(row_lines[-1])
+        if self._watch is not None and index.size and index[0] <= self._watch <= index[-1]:
+            self._line_of_row[self._watch] = int(row_lines[self._watch - index[0]])
+        self.count += index.size
+        return Rows(
+            table,
+            index,
+            row_lines,
+            table.counts[nonblank],
+            table.offsets[nonblank],
+            table.bad[nonblank],
+        )
+
+    def check_count(self, expected: int, what: str) -> None:
+        if self.count == expected or self.count == 0 or not self.problems.exact:
+            return  # (a file given up on has an unknown count)
+        if self.count < expected:
+            line = self.last_row_line + 1  # where the next example should have been
+        else:
+            line = self._line_of_row.get(expected, self.last_line)
+        self.problems.add(line, f"expected {expected} rows, one per {what}, found {self.count}")
+
+
+def check_range(rows: Rows, problems: Problems, gaussian: np.ndarray | None = None) -> Rows:
+    """Report the rows holding a number beyond ±1e100 and mark them bad (spec §1).
+
+    ``gaussian`` marks the rows whose third number is a variance: it may reach 1e200.
+    Each bad row is reported once, at its first number out of range. One min and
+    one max over the block decide the usual case, where nothing is out of range.
+    """
+    v = rows.values
+    if not v.size or (v.max() <= MAX_VALUE and v.min() >= -MAX_VALUE):
+        return rows
+    pos = np.flatnonzero(np.abs(v) > MAX_VALUE)
+    row = np.searchsorted(rows.offsets, pos, side="right") - 1  # skips rows of no numbers
+    if gaussian is not None:
+        variance = gaussian[row] & (pos - rows.offsets[row] == 2)
+        keep = ~variance | (np.abs(v[pos]) > MAX_VARIANCE)
+        pos, row = pos[keep], row[keep]
+        variance = variance[keep]
+    else:
+        variance = np.zeros(pos.size, dtype=bool)
+    row, first = np.unique(row, return_index=True)  # pos ascends: each row's first number
+    found, is_var = v[pos[first]], variance[first]
+    problems.add_lines(
+        rows.lines[row],
+        lambda i: (
+            f"variance {fmt(found[i])} is outside {_VARIANCE_RANGE}"
+            if is_var[i]
+            else f"value {fmt(found[i])} is outside {_VALUE_RANGE}"
+        ),
+    )
+    bad = rows.bad.copy()
+    bad[row] = True
+    return replace(rows, bad=bad)

@@ -1,0 +1,221 @@
+"""Hostile files cost little (issue 10, must-have 2) and are still reported exactly.
+
+Problem collection keeps only what can be shown, reading stops once a file is
+hopeless, a line of too many numbers is rejected unread, long paths are shortened,
+and a block with a few bad lines reads its other lines at C speed. Wall-clock
+bounds are measured by bench/hostile.py, not asserted here; memory is traced.
+"""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring import ScoringError, errors, evaluate, read_classification, textfile
+from scoring.errors import MAX_REPORTED, Problem, Problems
+
+from .util import (
+    lines_of,
+    matlab,
+    problems_of,
+    reference_numbers,
+    same_floats,
+    small_blocks,
+    table_numbers,
+)
+
+# --- problem collection ----------------------------------------------------------------------
+
+
+def test_problems_keep_only_what_can_be_shown():
+    problems = Problems("f")
+    batch = np.arange(200_001, 400_001)
+    tracemalloc.start()
+    for line in range(1, 200_001):
+        problems.add(line, f"bad line {line}")
+    problems.add_lines(batch, lambda i: f"bad batch line {i}")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 500_000  # keeping 200,000 tuples and messages took 30 MB
+    assert problems.total == 400_000
+    assert [p.line for p in problems.shown()] == list(range(1, 101))
+
+
+def test_problems_added_out_of_line_order_are_shown_in_line_order():
+    problems = Problems("f")
+    problems.add_lines(np.arange(500, 1000), lambda i: "late batch")
+    for line in range(300, 0, -1):  # descending, as no reader adds them
+        problems.add(line, "single")
+    problems.add_lines(np.array([50, 7]), lambda i: "batch")
+    problems.add(7, "single on 7")
+    shown = problems.shown()
+    every = sorted([*range(500, 1000), *range(1, 301), 50, 7, 7])
+    assert [p.line for p in shown] == every[:100]
+    # On one line: single problems first, in the order added, then batches.
+    assert [p.message for p in shown[6:9]] == ["single", "single on 7", "batch"]
+    assert problems.total == 500 + 300 + 2 + 1
+
+
+def test_only_the_shown_problems_are_formatted():
+    formatted = []
+    problems = Problems("f")
+    problems.add_lines(np.arange(1, 100_001), lambda i: formatted.append(i) or "m")
+    problems.add_lines(np.arange(100_001, 200_001), lambda i: formatted.append(i) or "m")
+    assert len(formatted) == MAX_REPORTED
+
+
+# --- giving up on a hopeless file ------------------------------------------------------------
+
+
+def test_a_hopeless_file_is_given_up_on():
+    err = problems_of(evaluate, b"x\n" * 4_000_000, np.zeros(4_000_000), task="regression")
+    assert not err.exact and err.total == errors.GIVE_UP
+    assert [p.line for p in err.problems] == list(range(1, 101))
+    assert err.lines[-1] == f"... and at least {errors.GIVE_UP - 100} more problems"
+    assert not any("rows, one per target" in line for line in err.lines)  # count unknown
+
+
+@pytest.mark.parametrize("line", [b"1 0 1e300", b"5", b"1 2 3 4 5", b"\xff", b"x", b"2"])
+@pytest.mark.parametrize("task", ["classification", "regression"])
+@pytest.mark.parametrize("block_size", [None, 4096])
+def test_every_kind_of_hopeless_file_is_given_up_on(monkeypatch, line, task, block_size):
+    # Unreadable lines stop the reading at once; readable ones with a wrong count, type
+    # or range (found block by block, as arrays) at the end of a block.
+    monkeypatch.setattr(errors, "GIVE_UP", 500)
+    n = 600_000  # more than a block of 1 MB
+    targets = np.ones(n) if task == "classification" else np.zeros(n)
+    with small_blocks(block_size or textfile.BLOCK_SIZE):
+        err = problems_of(evaluate, (line + b"\n") * n, targets, task=task)
+    assert not err.exact and 500 <= err.total < n
+    assert err.lines[-1] == f"... and at least {err.total - 100} more problems"
+    assert [p.line for p in err.problems] == list(range(1, 101))
+
+
+def test_exactly_enough_problems_to_give_up_is_still_an_exact_count(monkeypatch):
+    monkeypatch.setattr(errors, "GIVE_UP", 300)
+    err = problems_of(read_classification, b"x\n" * 300, path="p", n_expected=300)
+    assert err.exact and err.lines[-1] == "... and 200 more problems"
+
+
+def test_the_memory_of_a_hopeless_file_is_bounded():
+    data = b"x\n" * 1_000_000
+    tracemalloc.start()
+    with pytest.raises(ScoringError):
+        evaluate(data, np.zeros(10), task="regression")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 80_000_000  # it was 400 MB: a tuple and a message per line
+
+
+# --- bounded lines and messages --------------------------------------------------------------
+
+
+def _too_many(found):
+    return f"expected at most 1001 numbers on a line, found {found}"
+
+
+@pytest.mark.parametrize("rows_before", [0, 40])
+@pytest.mark.parametrize(
+    "long, after",
+    [
+        (" ".join(["1"] * 5000), []),  # plain numbers: fromstring would read them
+        ("x " + " ".join(["1"] * 4999), []),  # not even the first token is looked at
+        (" ".join(["1"] * 5000), ["oops"]),  # a block sorted out line by line
+    ],
+)
+def test_a_line_of_too_many_numbers_is_rejected_unread(rows_before, long, after):
+    rows = [*["1 0 1"] * rows_before, long, *after]
+    err = problems_of(evaluate, lines_of(rows), np.zeros(len(rows)), task="regression")
+    assert str(err.problems[0]) == f"predictions:{rows_before + 1}: {_too_many(5000)}"
+
+
+def test_fixed_width_lines_of_too_many_numbers():
+    rows = [matlab([1.0] * 1002)] * 3
+    err = problems_of(evaluate, lines_of(rows), np.zeros(3), task="regression")
+    assert [str(p) for p in err.problems] == [
+        f"predictions:{i}: {_too_many(1002)}" for i in (1, 2, 3)
+    ]
+
+
+def test_target_and_input_lines_are_not_bounded():
+    from scoring import read_inputs
+
+    assert read_inputs(lines_of([" ".join(["1"] * 3000)]), path="x").shape == (1, 3000)
+
+
+def test_long_paths_are_shortened():
+    path = "d" * 60_000 + "/gaze_val_predict.txt"
+    text = str(Problem(path, 12, "a message"))
+    assert text == "…" + path[-119:] + ":12: a message"
+    assert str(Problem("short/path.txt", 3, "m")) == "short/path.txt:3: m"
+    err = problems_of(read_classification, b"x\n" * 300, path=path, n_expected=300)
+    assert sum(len(line) for line in err.lines) < 101 * 200
+
+
+def test_messages_quote_at_most_forty_characters_of_a_line():
+    err = problems_of(read_classification, b"1" * 10_000_000 + b"\n", path="p", n_expected=1)
+    assert (
+        str(err.problems[0])
+        == "p:1: expected a finite number, found '1111111111111111111111111111111111111...'"
+    )
+
+
+def test_a_long_line_is_a_block_of_its_own():
+    data = b"1 2\n" + b"3" * 100 + b"\n4\n5\n"
+    blocks = list(textfile.iter_blocks(data, block_size=16))
+    assert b"".join(blocks) == data
+    assert b"3" * 100 + b"\n" in blocks
+
+
+# --- a few bad lines do not send a block through Python -------------------------------------
+
+ALPHABET = list("0123456789+-.eE") + [" ", "\t", "\r", "x", "_", ",", "\x00", "\xff", "1e999"]
+GOOD = ["1", "-2.5", "3e5", ".5", "5.", "+1", "1e-3", "7E+2", "0", "-0.0", "1e-400"]
+
+
+@st.composite
+def blocks(draw):
+    lines = []
+    for _ in range(draw(st.integers(17, 60))):
+        if draw(st.booleans()):
+            line = " ".join(draw(st.lists(st.sampled_from(GOOD), max_size=5)))
+        else:
+            line = "".join(draw(st.lists(st.sampled_from(ALPHABET), max_size=10)))
+        lines.append(line)
+    return ("\n".join(lines) + "\n").encode("latin-1")
+
+
+@settings(max_examples=300, deadline=None)
+@given(buf=blocks(), max_numbers=st.sampled_from([None, 3]))
+def test_sorting_out_reads_what_float_reads(buf, max_numbers):
+    b = np.frombuffer(buf, dtype=np.uint8)
+    problems = Problems("f")
+    table = textfile._sort_out(buf, b, np.flatnonzero(b == 10), 1, problems, max_numbers)
+    want = reference_numbers(buf)
+    if max_numbers is not None:
+        want = [None if v is not None and len(v) > max_numbers else v for v in want]
+    assert same_floats(table_numbers(table), want)
+    assert {p.line for p in problems.shown(10**6)} == {
+        k for k, v in enumerate(want, 1) if v is None
+    }
+    assert problems.total == sum(v is None for v in want)
+
+
+def test_sorting_out_reads_the_plain_lines_at_c_speed(monkeypatch):
+    original = textfile.read_lines
+    data = b"1 0 1\n" * 20_000 + b"x\n" + b"1 0 1\n" * 20_000
+    parsed = []
+    monkeypatch.setattr(textfile, "read_lines", _counting(original, parsed))
+    err = problems_of(evaluate, data, np.zeros(40_001), task="regression")
+    assert [str(p) for p in err.problems] == ["predictions:20001: expected a number, found 'x'"]
+    assert parsed == [1]  # one line read by Python, the 40,000 others by numpy
+
+
+def _counting(read_lines, seen):
+    def wrapper(lines, numbers, size, *args, **kwargs):
+        seen.append(size)
+        return read_lines(lines, numbers, size, *args, **kwargs)
+
+    return wrapper
