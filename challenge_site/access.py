@@ -8,11 +8,9 @@ from datetime import datetime
 from django.shortcuts import get_object_or_404
 
 from challenge_site.challenges.models import Challenge
-from challenge_site.challenges.services import visible_challenges
+from challenge_site.policy import visible_challenges, visible_datasets, visible_submissions
 from challenge_site.submissions.models import Submission
-from challenge_site.submissions.visibility import visible_submissions
 from datasets.models import Dataset
-from datasets.services import visible_datasets
 
 VISIBLE = {
     Challenge: visible_challenges,

@@ -4,6 +4,7 @@ from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.views.decorators.http import require_safe
 
+from challenge_site import policy
 from challenge_site.access import get_visible_or_404
 from challenge_site.challenges.services import current_phase
 
@@ -18,13 +19,16 @@ def dataset_detail(request, slug, name):
     dataset = get_visible_or_404(
         Dataset, user=request.user, now=now, challenge__slug=slug, name=name
     )
-    parts = part_statuses(dataset, now=now)
+    parts = part_statuses(dataset, user=request.user, now=now)
     context = {
         "dataset": dataset,
         "challenge": dataset.challenge,
         "phase": current_phase(dataset.challenge, now=now),
         "parts": parts,
         "downloadable": any(p.released and p.file for p in parts),
+        "test_scores_visible": policy.split_visible(
+            dataset.challenge, policy.HIDDEN_UNTIL_PUBLICATION, user=request.user
+        ),
     }
     return render(request, "datasets/dataset_detail.html", context)
 

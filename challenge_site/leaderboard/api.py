@@ -14,6 +14,7 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
+from challenge_site import policy
 from challenge_site.access import get_visible_or_404
 from datasets.models import Dataset
 
@@ -44,7 +45,7 @@ def api_leaderboard(request, slug, name):
         number = services.parse_page(request.query_params.get("page"))
     except services.BadOptions as error:
         return Response(error.errors, status=status.HTTP_400_BAD_REQUEST)
-    reason = services.hidden_reason(
+    reason = policy.hidden_reason(
         dataset.challenge, split=board.split, user=request.user, now=now
     )
     if reason:

@@ -17,7 +17,8 @@ from django.db.models import Case, Count, Max, When
 from matplotlib.figure import Figure
 
 import scoring
-from challenge_site.submissions.models import Score, Status, Submission
+from challenge_site.policy import LISTED, listed_scores
+from challenge_site.submissions.models import Score, Submission
 from datasets.models import Dataset
 
 ENTRY = "#1f5fbf"
@@ -43,11 +44,8 @@ def _finite(value) -> bool:
 def points(dataset: Dataset, *, split: str, ranking: str, point: str) -> Points:
     """Both losses of every scored entry, pivoted with one conditional aggregate per loss."""
     rows = (
-        Score.objects.filter(
-            dataset=dataset,
-            split=split,
-            loss__in=[ranking, point],
-            submission__status=Status.SCORED,
+        listed_scores(
+            Score.objects.filter(dataset=dataset, split=split, loss__in=[ranking, point])
         )
         .values("submission_id", "submission__is_baseline")
         .annotate(
@@ -89,7 +87,7 @@ def left_out_count(
 def version(dataset: Dataset) -> str:
     """Changes when a scoring run of the dataset finishes or the set of scored entries
     changes (a rescore, a deletion)."""
-    found = Submission.objects.filter(dataset=dataset, status=Status.SCORED).aggregate(
+    found = Submission.objects.filter(LISTED, dataset=dataset).aggregate(
         latest=Max("finished_at"), count=Count("id")
     )
     latest = found["latest"].timestamp() if found["latest"] else 0

@@ -26,7 +26,8 @@ from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, QuerySet,
 from django.db.models.functions import RowNumber
 
 import scoring
-from challenge_site.submissions.models import Mark, Score, Status, Submission
+from challenge_site.policy import PARTICIPANT_FIELDS, listed_scores, participant_label
+from challenge_site.submissions.models import Mark, Score, Submission
 from datasets.models import Dataset
 
 # Ascending, n/a last, then submission time and id (ids break ties of equal times).
@@ -35,16 +36,7 @@ ORDER = (
     F("submission__created").asc(),
     F("submission_id").asc(),
 )
-SUBMISSION_FIELDS = (
-    "id",
-    "method",
-    "authors",
-    "created",
-    "mark",
-    "is_baseline",
-    "user__username",
-    "user__profile__display_name",
-)
+SUBMISSION_FIELDS = ("id", "method", "authors", "created", "mark", *PARTICIPANT_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -75,7 +67,7 @@ class Entry:
     created: datetime
     mark: str
     is_baseline: bool
-    participant: str  # as submissions.visibility.participant_name: display name, else user name
+    participant: str  # policy.participant_label
     values: dict[str, float | None]  # n/a as None
     computed: dict[str, bool]  # False: no Score row (a loss registered after scoring)
 
@@ -123,11 +115,8 @@ def _without_point_entries(board: Board, scores: QuerySet[Score], *, lazy: bool)
 
 def _entries(board: Board, *, lazy: bool) -> QuerySet[Score]:
     """The sort loss's Score rows of the entries the board lists (scored submissions only)."""
-    scores = Score.objects.filter(
-        dataset=board.dataset,
-        split=board.split,
-        loss=board.sort.name,
-        submission__status=Status.SCORED,
+    scores = listed_scores(
+        Score.objects.filter(dataset=board.dataset, split=board.split, loss=board.sort.name)
     )
     return _without_point_entries(board, scores, lazy=lazy)
 
@@ -186,7 +175,7 @@ def pivot(board: Board, ids: Sequence[int]) -> list[Entry]:
             created,
             mark,
             is_baseline,
-            "" if is_baseline else (display or username or ""),
+            participant_label(is_baseline=is_baseline, username=username, display_name=display),
             dict(zip(names, scores[0::2], strict=True)),
             {name: row is not None for name, row in zip(names, scores[1::2], strict=True)},
         )
@@ -198,17 +187,10 @@ def baseline_score(dataset: Dataset, *, split: str, loss: str) -> tuple[int, flo
 
     Found through submission_one_baseline_per_dataset and score_unique_submission_split_loss.
     """
-    return (
-        Score.objects.filter(
-            submission__dataset=dataset,
-            submission__is_baseline=True,
-            submission__status=Status.SCORED,
-            split=split,
-            loss=loss,
-        )
-        .values_list("submission_id", "value")
-        .first()
+    scores = Score.objects.filter(
+        submission__dataset=dataset, submission__is_baseline=True, split=split, loss=loss
     )
+    return listed_scores(scores).values_list("submission_id", "value").first()
 
 
 def has_point_only_entries(board: Board) -> bool:
@@ -218,12 +200,10 @@ def has_point_only_entries(board: Board) -> bool:
         return False
     first, others = probabilistic[0], probabilistic[1:]
     return (
-        Score.objects.filter(
-            dataset=board.dataset,
-            split=board.split,
-            loss=first,
-            value__isnull=True,
-            submission__status=Status.SCORED,
+        listed_scores(
+            Score.objects.filter(
+                dataset=board.dataset, split=board.split, loss=first, value__isnull=True
+            )
         )
         .exclude(
             Exists(

@@ -1,20 +1,15 @@
 """Leaderboards and results: what a URL asks for, who may see it, and the rows to show.
 
 Every function takes keyword arguments; ``now`` is explicit where the clock matters.
-Visibility follows challenge_site.submissions.visibility: validation scores are public
-once the challenge has opened, test scores once the results are published (staff see
-them always), and only scored submissions are listed.
+Who may see which split, and which entries are listed, is challenge_site.policy's to say.
 """
 
 import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
 
 import scoring
-from challenge_site.challenges.models import Challenge
-from challenge_site.submissions.visibility import split_visible
 from datasets.models import Dataset, Split
 
 from . import queries
@@ -90,21 +85,6 @@ def board_params(board: Board, **changes) -> dict[str, str]:
     }
     params.update({key: str(value) for key, value in changes.items()})
     return params
-
-
-# --- Who may see it -------------------------------------------------------------------
-
-
-def hidden_reason(challenge: Challenge, *, split: str, user, now: datetime) -> str | None:
-    """Why ``user`` may not see the scores of ``split`` at ``now``, or None if they may."""
-    if split_visible(challenge, split, user=user):
-        return None
-    if now <= challenge.deadline:
-        return (
-            "Test scores are published with the results, after the deadline "
-            f"({challenge.deadline:%d %b %Y, %H:%M} UTC)."
-        )
-    return "Test scores are published with the results; the organisers have not published them yet."
 
 
 # --- Rows -----------------------------------------------------------------------------

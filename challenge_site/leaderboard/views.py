@@ -7,11 +7,11 @@ from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.views.decorators.http import require_safe
 
+from challenge_site import policy
 from challenge_site.access import get_visible_or_404
 from challenge_site.challenges.models import Challenge
-from challenge_site.challenges.services import current_phase, visible_challenges
+from challenge_site.challenges.services import current_phase
 from datasets.models import Dataset, Split
-from datasets.services import visible_datasets
 
 from . import plots, services
 from .display import display_rows
@@ -39,7 +39,7 @@ def _board(request, slug: str, name: str, *, now) -> Board:
 
 
 def _hidden(request, board: Board, *, now) -> str | None:
-    return services.hidden_reason(
+    return policy.hidden_reason(
         board.dataset.challenge, split=board.split, user=request.user, now=now
     )
 
@@ -52,7 +52,7 @@ def _switches(board: Board, *, user, now) -> dict:
             "label": Split(split).label,
             "url": board_url(board, split=split),
             "current": split == board.split,
-            "hidden": services.hidden_reason(challenge, split=split, user=user, now=now),
+            "hidden": policy.hidden_reason(challenge, split=split, user=user, now=now),
         }
         for split in services.SPLITS
     ]
@@ -218,10 +218,10 @@ def results(request, slug):
     before that, when the results come (and a preview for staff)."""
     now = timezone.now()
     challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
-    shown = challenge.results_published or request.user.is_staff
+    shown = policy.results_visible(challenge, user=request.user)
     tables = []
     if shown:
-        datasets = visible_datasets(user=request.user, now=now).filter(challenge=challenge)
+        datasets = policy.visible_datasets(user=request.user, now=now).filter(challenge=challenge)
         tables = [
             result
             for dataset in datasets
@@ -231,7 +231,7 @@ def results(request, slug):
         "challenge": challenge,
         "phase": current_phase(challenge, now=now),
         "shown": shown,
-        "preview": shown and not challenge.results_published,
+        "preview": policy.results_preview(challenge, user=request.user),
         "deadline_passed": now > challenge.deadline,
         "tables": tables,
         "size": services.RESULTS_SIZE,
@@ -243,7 +243,7 @@ def results(request, slug):
 def index(request):
     """Every challenge with links to its datasets' leaderboards and its results."""
     now = timezone.now()
-    datasets = visible_datasets(user=request.user, now=now)
+    datasets = policy.visible_datasets(user=request.user, now=now)
     by_challenge = {}
     for dataset in datasets:
         by_challenge.setdefault(dataset.challenge_id, []).append(dataset)
@@ -251,11 +251,10 @@ def index(request):
         {
             "challenge": challenge,
             "datasets": by_challenge.get(challenge.pk, []),
-            "test_visible": services.hidden_reason(
-                challenge, split=Split.TEST, user=request.user, now=now
-            )
-            is None,
+            "test_visible": policy.split_visible(
+                challenge, policy.HIDDEN_UNTIL_PUBLICATION, user=request.user
+            ),
         }
-        for challenge in visible_challenges(user=request.user, now=now)
+        for challenge in policy.visible_challenges(user=request.user, now=now)
     ]
     return render(request, "leaderboard/index.html", {"challenges": challenges})

@@ -1,58 +1,19 @@
-"""Who sees what of a submission, and its scores arranged for pages and the API.
+"""A submission's scores arranged for its page and the API, split by split.
 
-- Scored submissions (and baselines) of open challenges are public: method, description,
-  authors, participant and the scores of visible splits.
-- Scores of the training and validation splits are visible at once; those of the test
-  split only to staff until the challenge's results are published, then to everyone.
-- The zip, the error report, failure messages and submissions that are not scored are
-  seen only by the owner and staff.
+Who may see which split is challenge_site.policy's to say (split_visible); this module
+only lays out what it allows.
 """
 
 import math
 from dataclasses import dataclass
-from datetime import datetime
-
-from django.core.exceptions import ObjectDoesNotExist
-from django.db.models import Q, QuerySet
 
 import scoring
-from challenge_site.challenges.models import Challenge
+from challenge_site.policy import split_visible
 from datasets.models import Split
 
-from .models import Status, Submission
+from .models import Submission
 
 SPLIT_ORDER = [Split.TRAIN, Split.VAL, Split.TEST]
-
-
-def visible_submissions(*, user, now: datetime) -> QuerySet[Submission]:
-    submissions = Submission.objects.select_related("dataset__challenge", "user__profile")
-    if user.is_staff:
-        return submissions
-    public = Q(status=Status.SCORED, dataset__challenge__start__lte=now)
-    if user.is_authenticated:
-        return submissions.filter(public | Q(user=user))
-    return submissions.filter(public)
-
-
-def can_see_private(submission: Submission, *, user) -> bool:
-    """The zip, the errors and the failure message: owner and staff only."""
-    return user.is_staff or (
-        user.is_authenticated and submission.user_id is not None and submission.user_id == user.pk
-    )
-
-
-def split_visible(challenge: Challenge, split: str, *, user) -> bool:
-    return split != Split.TEST or challenge.results_published or user.is_staff
-
-
-def participant_name(submission: Submission) -> str:
-    if submission.user is None:
-        return ""
-    try:
-        name = submission.user.profile.display_name
-    except ObjectDoesNotExist:
-        name = ""
-    return name or submission.user.get_username()
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,10 @@ from datetime import UTC, datetime
 import pytest
 import time_machine
 from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 
-from tests.factories import make_dataset
+from tests.factories import make_dataset, make_user
 from tests.pages import page_text
 
 BEFORE_START = datetime(2030, 1, 9, tzinfo=UTC)
@@ -63,7 +64,8 @@ def _download(client, name="gaze"):
 def test_zip_holds_exactly_what_the_phase_releases(client, challenge, when, settings_, expected):
     for field, value in settings_.items():
         setattr(challenge, field, value)
-    challenge.save()
+    with time_machine.travel(when, tick=False):  # published only after the deadline
+        challenge.save()
     make_dataset(challenge, "gaze")
     with time_machine.travel(when, tick=False):
         response = _download(client)
@@ -127,15 +129,47 @@ def test_dataset_page_shows_sizes_rows_and_release_dates(
     text = page_text(response)
     assert "Download gaze.zip" in text
     assert f"gaze_train_inputs.txt 6 3 {train_inputs.size} bytes available" in text
+    # Unreleased files show when they come, and nothing of themselves (see below).
     assert (
-        "gaze_val_targets.txt 4 1" in text
-        and "from 1 Feb 2030, 00:00 UTC (when the test phase begins)" in text
+        "gaze_val_targets.txt – – – from 1 Feb 2030, 00:00 UTC (when the test phase begins)" in text
     )
-    assert "gaze_test_targets.txt 5 1" in text and text.rstrip().count(" never ") == 1
+    assert "gaze_test_targets.txt – – – never" in text and text.rstrip().count(" never ") == 1
     assert (
         "Minimum gap between quantiles 0.5" in text
         and "Sample rows ( 2 s1 … sK ) not allowed" in text
     )
+
+
+@time_machine.travel(VALIDATION, tick=False)
+def test_unreleased_files_leave_no_trace_for_participants(client, challenge):
+    """Size, rows, columns, hash and even existence of a file stay hidden until its
+    release: for ±1 targets the size alone is 2n + the number of negatives."""
+    assert challenge.test_inputs_release == "test_start"
+    dataset = make_dataset(challenge, "gaze", task="classification", sizes=(6, 4, 5))
+    unreleased = {("val", "targets"), ("test", "inputs"), ("test", "targets")}
+    hidden = [f for f in dataset.files.all() if (f.split, f.kind) in unreleased]
+    assert len(hidden) == 3
+    url = reverse("dataset_detail", args=["demo", "gaze"])
+    for user_client in (client, _client_of("participant")):
+        html = user_client.get(url).content.decode()
+        for datafile in hidden:
+            row = html[html.index(datafile.filename) :].split("</tr>")[0]
+            assert "–" in row and "bytes" not in row and str(datafile.rows) not in row
+            assert datafile.sha256 not in html
+        challenge_html = user_client.get(reverse("challenge_detail", args=["demo"])).content
+        assert b'<td class="num">5</td>' not in challenge_html  # n_test before its inputs
+    # Organisers see everything.
+    staff_html = _client_of("organiser", is_staff=True).get(url).content.decode()
+    for datafile in hidden:
+        row = staff_html[staff_html.index(datafile.filename) :].split("</tr>")[0]
+        assert "bytes" in row
+
+
+def _client_of(username: str, *, is_staff: bool = False) -> Client:
+    """A client logged in now (inside the test's clock, so the session has not expired)."""
+    logged_in = Client()
+    logged_in.force_login(make_user(username, is_staff=is_staff))
+    return logged_in
 
 
 @time_machine.travel(VALIDATION, tick=False)

@@ -1,0 +1,33 @@
+"""Requests carrying bytes no page or query can mean are answered 400 before any view.
+
+A NUL byte in the path, the query string, a header or a cookie reaches PostgreSQL as
+a string it refuses ("A string literal cannot contain NUL"), which would be a 500.
+No URL, parameter, header or cookie of the site ever needs one.
+"""
+
+from django.http import HttpResponseBadRequest
+
+NUL = "\x00"
+
+
+def _has_nul(request) -> bool:
+    parts = [request.path]
+    for key, values in request.GET.lists():
+        parts += [key, *values]
+    parts += [value for key, value in request.META.items() if key.startswith("HTTP_")]
+    parts += [*request.COOKIES, *request.COOKIES.values()]
+    return any(NUL in part for part in parts)
+
+
+class RejectNulBytesMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if _has_nul(request):
+            return HttpResponseBadRequest(
+                "The request contains a NUL byte (%00), which no address, parameter, "
+                "header or cookie of this site accepts.\n",
+                content_type="text/plain; charset=utf-8",
+            )
+        return self.get_response(request)

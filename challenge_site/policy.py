@@ -1,0 +1,213 @@
+"""Who may see what, and when: every rule of the site in one place.
+
+Views, templates (through the values views compute here), exports, the API, plots and
+the scoring pipeline ask these predicates and QuerySet helpers; none of them decides
+on its own. The leak tests (tests/test_policy.py, tests/*/test_visibility.py) guard
+them.
+
+- **Organisers** (staff, for now: every challenge) see everything, at any time.
+- **Challenges** are announced: everyone sees every challenge page.
+- **Datasets** open with their challenge (``start``); before that only organisers
+  see them. Their **files are released by the clock** (``released_parts``); an
+  unreleased file leaves no trace for participants: no size, hash, row count or date.
+- **Scores** of the training and validation splits are public once their submission
+  is listed; those of the **test split are hidden** until the challenge's results are
+  published (organisers preview them). A hidden split also hides everything that
+  depends on its targets: plots, intervals, failure causes.
+- **Listed entries** are the scored submissions (and baselines) of open challenges;
+  leaderboards, results, plots and exports list nothing else.
+- **Private parts** of a submission (the zip, error report, failure message, an entry
+  that is not scored) belong to its owner and the organisers.
+- **Participant names**: the display name, else the user name; baselines have none.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.db.models import Q, QuerySet
+
+from challenge_site.challenges.models import (
+    Challenge,
+    Phase,
+    TestInputsRelease,
+    TestTargetsRelease,
+)
+from challenge_site.challenges.services import current_phase
+from challenge_site.submissions.models import Score, Status, Submission
+from datasets.models import Dataset, Kind, Split
+
+# Released from the start whatever the settings (so they may live in the default storage).
+ALWAYS_RELEASED = frozenset(
+    {
+        (Split.TRAIN, Kind.INPUTS),
+        (Split.TRAIN, Kind.TARGETS),
+        (Split.VAL, Kind.INPUTS),
+    }
+)
+# The split whose scores wait for the results; the others are public once listed.
+HIDDEN_UNTIL_PUBLICATION = Split.TEST
+
+
+# --- Who is asking --------------------------------------------------------------------
+
+
+def is_organiser(user, challenge: Challenge | None = None) -> bool:
+    """Organisers see every part of ``challenge`` at any time (today: active staff)."""
+    return bool(user.is_authenticated and user.is_active and user.is_staff)
+
+
+# --- Challenges and datasets ----------------------------------------------------------
+
+
+def visible_challenges(*, user, now: datetime) -> QuerySet[Challenge]:
+    """Challenges ``user`` may see at ``now``: all, upcoming ones included (announced)."""
+    return Challenge.objects.all()
+
+
+def datasets_open(challenge: Challenge, *, user, now: datetime) -> bool:
+    """Whether ``user`` may open the challenge's dataset pages and leaderboards."""
+    return now >= challenge.start or is_organiser(user, challenge)
+
+
+def visible_datasets(*, user, now: datetime) -> QuerySet[Dataset]:
+    """Datasets of challenges that have opened; organisers also see upcoming ones."""
+    datasets = Dataset.objects.select_related("challenge")
+    if is_organiser(user):
+        return datasets
+    return datasets.filter(challenge__start__lte=now)
+
+
+def released_parts(challenge: Challenge, *, now: datetime) -> set[tuple[Split, Kind]]:
+    """The (split, kind) files a participant may download at ``now``."""
+    phase = current_phase(challenge, now=now)
+    if phase == Phase.UPCOMING:
+        return set()
+    parts = set(ALWAYS_RELEASED)
+    if phase in (Phase.TEST, Phase.POST):
+        parts.add((Split.VAL, Kind.TARGETS))
+    if (
+        phase in (Phase.TEST, Phase.POST)
+        or challenge.test_inputs_release == TestInputsRelease.AT_START
+    ):
+        parts.add((Split.TEST, Kind.INPUTS))
+    if (
+        phase == Phase.POST
+        and challenge.results_published
+        and challenge.test_targets_release == TestTargetsRelease.AFTER_PUBLICATION
+    ):
+        parts.add((Split.TEST, Kind.TARGETS))
+    return parts
+
+
+def file_details_visible(
+    challenge: Challenge, *, split: str, kind: str, user, now: datetime
+) -> bool:
+    """Whether ``user`` may learn anything of a dataset file (that it exists, its size,
+    hash, rows or date): once released, or as an organiser. A target file's size alone
+    tells much (±1 targets: size = 2n + the number of negatives)."""
+    return is_organiser(user, challenge) or (split, kind) in released_parts(challenge, now=now)
+
+
+def split_rows_visible(challenge: Challenge, split: str, *, user, now: datetime) -> bool:
+    """Whether the number of examples of ``split`` may be shown (its inputs released)."""
+    return file_details_visible(challenge, split=split, kind=Kind.INPUTS, user=user, now=now)
+
+
+# --- Scores ---------------------------------------------------------------------------
+
+
+def scores_public(challenge: Challenge, split: str) -> bool:
+    """Whether everyone may see the scores (and all that depends on them) of ``split``."""
+    return split != HIDDEN_UNTIL_PUBLICATION or challenge.results_published
+
+
+def split_visible(challenge: Challenge, split: str, *, user) -> bool:
+    """Whether ``user`` may see the scores, plots and errors that depend on ``split``'s
+    targets."""
+    return scores_public(challenge, split) or is_organiser(user, challenge)
+
+
+def hidden_reason(challenge: Challenge, *, split: str, user, now: datetime) -> str | None:
+    """Why ``user`` may not see the scores of ``split`` at ``now``, or None if they may."""
+    if split_visible(challenge, split, user=user):
+        return None
+    if now <= challenge.deadline:
+        return (
+            "Test scores are published with the results, after the deadline "
+            f"({challenge.deadline:%d %b %Y, %H:%M} UTC)."
+        )
+    return "Test scores are published with the results; the organisers have not published them yet."
+
+
+def results_visible(challenge: Challenge, *, user) -> bool:
+    """The results page's tables: public once published, a preview for organisers."""
+    return split_visible(challenge, HIDDEN_UNTIL_PUBLICATION, user=user)
+
+
+def results_preview(challenge: Challenge, *, user) -> bool:
+    """An organiser looking at results that are not public yet."""
+    return results_visible(challenge, user=user) and not challenge.results_published
+
+
+# --- Submissions ----------------------------------------------------------------------
+
+# Submissions that leaderboards, results, plots and exports list (baselines included).
+LISTED = Q(status=Status.SCORED)
+
+
+def listed_scores(scores: QuerySet[Score]) -> QuerySet[Score]:
+    """Score rows of listed submissions only (the leaderboard's WHERE)."""
+    return scores.filter(submission__status=Status.SCORED)
+
+
+def visible_submissions(*, user, now: datetime) -> QuerySet[Submission]:
+    """Submissions whose page ``user`` may open: listed ones of open challenges, their
+    own, and every one for organisers."""
+    submissions = Submission.objects.select_related("dataset__challenge", "user__profile")
+    if is_organiser(user):
+        return submissions
+    public = LISTED & Q(dataset__challenge__start__lte=now)
+    if user.is_authenticated:
+        return submissions.filter(public | Q(user=user))
+    return submissions.filter(public)
+
+
+def can_see_private(submission: Submission, *, user) -> bool:
+    """The zip, the error report and the failure message: the owner and organisers."""
+    return is_organiser(user, submission.dataset.challenge) or (
+        user.is_authenticated and submission.user_id is not None and submission.user_id == user.pk
+    )
+
+
+def can_see_failure_detail(submission: Submission, *, user) -> bool:
+    """The cause of a run that failed on our side (it may depend on hidden targets)."""
+    return is_organiser(user, submission.dataset.challenge)
+
+
+# --- Names ----------------------------------------------------------------------------
+
+# The values a query must select to name a participant with ``participant_label``.
+PARTICIPANT_FIELDS = ("is_baseline", "user__username", "user__profile__display_name")
+
+
+def participant_label(*, is_baseline: bool, username: str | None, display_name: str | None) -> str:
+    """How a participant is named in public: display name, else user name; baselines none."""
+    if is_baseline:
+        return ""
+    return display_name or username or ""
+
+
+def participant_name(submission: Submission) -> str:
+    if submission.user is None:
+        return ""
+    try:
+        display_name = submission.user.profile.display_name
+    except ObjectDoesNotExist:
+        display_name = ""
+    return participant_label(
+        is_baseline=submission.is_baseline,
+        username=submission.user.get_username(),
+        display_name=display_name,
+    )
