@@ -49,11 +49,12 @@ class SubmissionAdmin(admin.ModelAdmin):
         "authors",
         "description",
         ("created", "phase", "mark"),
-        ("file", "original_filename", "file_size", "splits"),
+        ("file", "original_filename", "file_size", "splits", "file_deleted_at"),
         ("status", "attempts", "task_id"),
         ("queued_at", "started_at", "finished_at"),
         "error_report",
         "failure",
+        "failure_cause",
     )
     readonly_fields = (
         "user",
@@ -74,6 +75,8 @@ class SubmissionAdmin(admin.ModelAdmin):
         "finished_at",
         "error_report",
         "failure",
+        "failure_cause",
+        "file_deleted_at",
     )
 
     def has_add_permission(self, request):
@@ -86,6 +89,12 @@ class SubmissionAdmin(admin.ModelAdmin):
         return format_html(
             "<pre>{}</pre>", format_html_join("\n", "{}", ((line,) for line in submission.errors))
         )
+
+    @admin.display(description="Cause of the failure (staff only)")
+    def failure_cause(self, submission):
+        if not submission.failure_detail:
+            return "–"
+        return format_html("<pre>{}</pre>", submission.failure_detail)
 
     @admin.action(description="Rescore the selected submissions")
     def rescore_selected(self, request, queryset):

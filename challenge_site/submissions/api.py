@@ -9,13 +9,13 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from challenge_site.access import get_visible_or_404
-from challenge_site.challenges.services import visible_challenges
+from challenge_site.policy import can_see_private, visible_challenges
 
 from . import services
 from .limits import LimitReached
 from .models import Submission
 from .uploads import limit_upload_size, oversized, too_large_message
-from .visibility import api_scores, can_see_private
+from .visibility import api_scores
 
 
 class SizeLimitedMultiPartParser(MultiPartParser):

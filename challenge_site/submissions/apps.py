@@ -13,7 +13,7 @@ class SubmissionsConfig(AppConfig):
         from datasets.models import Dataset
         from datasets.signals import dataset_files_changed
 
-        from . import services
+        from . import services, tasks  # noqa: F401 - registers the Celery tasks by name
         from .models import Submission
 
         def rescore_dataset(sender, dataset, **kwargs):

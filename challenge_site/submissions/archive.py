@@ -25,8 +25,29 @@ SPLIT_ORDER = [Split.TRAIN, Split.VAL, Split.TEST]
 # a small file of one repeated line (which deflates 500:1) is never mistaken for a bomb.
 RATIO_APPLIES_ABOVE = 8 * 1024 * 1024
 CHUNK = 1 << 20
-# The end-of-central-directory record (22 bytes) may be followed by a comment of up to 64 KB.
-EOCD_SEARCH = 22 + 65535
+# The zip format's fixed records (APPNOTE 4.3): the end-of-central-directory record
+# (22 bytes, then a comment of up to 64 KB), the zip64 locator and record before it, and
+# a central directory header (46 bytes, then a name, an extra field and a comment of up
+# to 64 KB each).
+EOCD_SIGNATURE = b"PK\x05\x06"
+EOCD_SIZE = 22
+EOCD_STRUCT = "<4s4H2LH"
+ZIP64_LOCATOR_SIGNATURE = b"PK\x06\x07"
+ZIP64_LOCATOR_SIZE = 20
+ZIP64_LOCATOR_STRUCT = "<4sLQL"
+ZIP64_EOCD_SIGNATURE = b"PK\x06\x06"
+ZIP64_EOCD_SIZE = 56
+ZIP64_EOCD_STRUCT = "<4sQ2H2L4Q"
+CENTRAL_HEADER_SIZE = 46
+LARGEST_CENTRAL_ENTRY = CENTRAL_HEADER_SIZE + 3 * 0xFFFF
+# What one entry of a real submission zip plausibly takes in the central directory: the
+# header, a name of up to 1 KB and 1 KB of extra fields and comment. The directory of a
+# zip may take the entry limit times this (a single entry may be longer).
+ENTRY_ALLOWANCE = CENTRAL_HEADER_SIZE + 1024 + 1024
+# Member names in messages: a longer one is shown as "…" and its last characters.
+NAME_SHOWN = 100
+# Any one problem message, whatever it quotes, is cut to this many characters.
+MESSAGE_MAX = 1000
 # What the zip module raises on damaged archives (BadZipFile, and lower-level errors
 # it lets through from struct, zlib, bz2 and lzma).
 READ_ERRORS = (
@@ -49,8 +70,19 @@ class ArchiveError(Exception):
     """The upload is not an acceptable submission zip; ``problems`` says every reason."""
 
     def __init__(self, problems: list[str]):
-        self.problems = list(problems)
+        self.problems = [bounded(problem) for problem in problems]
         super().__init__("\n".join(self.problems))
+
+
+def short_name(name: str) -> str:
+    """A member name for messages: a name longer than NAME_SHOWN characters becomes "…"
+    and its last NAME_SHOWN characters (where the file's own name is)."""
+    return name if len(name) <= NAME_SHOWN + 20 else "…" + name[-NAME_SHOWN:]
+
+
+def bounded(message: str, limit: int = MESSAGE_MAX) -> str:
+    """``message`` cut to ``limit`` characters, marked with "…" where it was cut."""
+    return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -77,7 +109,8 @@ class Member:
 
     @property
     def name(self) -> str:
-        return self.info.filename
+        """The member's path as messages and the scores show it (long ones shortened)."""
+        return short_name(self.info.filename)
 
 
 @dataclass(frozen=True)
@@ -102,7 +135,12 @@ def expected_names(dataset_name: str | None) -> str:
 
 
 def open_zip(fileobj, *, size: int, limits: Limits) -> zipfile.ZipFile:
-    """The upload as a ZipFile, or ArchiveError saying what it is instead."""
+    """The upload as a ZipFile, or ArchiveError saying what it is instead.
+
+    The zip module reads the whole central directory, as large as the end record says,
+    before anyone can count its entries; so the end record is read here first and the
+    directory's size bounded by the entry limit (see check_end_record).
+    """
     if size > limits.upload_bytes:
         raise ArchiveError(
             [
@@ -114,9 +152,14 @@ def open_zip(fileobj, *, size: int, limits: Limits) -> zipfile.ZipFile:
         raise ArchiveError(["the file is empty (0 bytes); upload a zip of your prediction files"])
     fileobj.seek(0)
     head = fileobj.read(512)
-    entries = _declared_entries(fileobj, size)
-    if entries is not None and entries > limits.entries:
-        raise ArchiveError(_too_many(entries, limits))
+    try:
+        record = read_end_record(fileobj, size)
+    except (ArchiveError, OSError, struct.error):
+        record = None
+    if record is None:
+        raise ArchiveError([_not_a_zip(head)])
+    if problems := check_end_record(record, limits):
+        raise ArchiveError(problems)
     fileobj.seek(0)
     try:
         return zipfile.ZipFile(fileobj)
@@ -124,17 +167,96 @@ def open_zip(fileobj, *, size: int, limits: Limits) -> zipfile.ZipFile:
         raise ArchiveError([_not_a_zip(head)]) from None
 
 
-def _declared_entries(fileobj, size: int) -> int | None:
-    """The entry count of the end-of-central-directory record, read before the zip module
-    parses the whole directory (None if there is no such record or it is a zip64 one)."""
-    tail = min(size, EOCD_SEARCH)
-    fileobj.seek(size - tail)
-    data = fileobj.read(tail)
-    at = data.rfind(b"PK\x05\x06")
-    if at < 0 or at + 22 > len(data):
+@dataclass(frozen=True)
+class EndRecord:
+    """What the end of a zip says of its central directory."""
+
+    entries: int  # entries in the directory, as claimed
+    size: int  # bytes of the directory
+    offset: int
+    zip64: bool
+
+
+def read_end_record(fileobj, size: int) -> EndRecord | None:
+    """The end-of-central-directory record (and the zip64 one it points to) exactly as
+    the zip module finds it (zipfile._EndRecData): the last 22 bytes if they are a record
+    without comment, else the last record signature in the last 64 KB + 22 bytes.
+    None if there is none; ArchiveError for a zip the zip module refuses outright."""
+    if size < EOCD_SIZE:
         return None
-    (entries,) = struct.unpack("<H", data[at + 10 : at + 12])
-    return None if entries == 0xFFFF else entries
+    fileobj.seek(size - EOCD_SIZE)
+    record = fileobj.read(EOCD_SIZE)
+    at = size - EOCD_SIZE
+    if not (record[:4] == EOCD_SIGNATURE and record[-2:] == b"\0\0"):
+        start = max(size - (1 << 16) - EOCD_SIZE, 0)
+        fileobj.seek(start)
+        data = fileobj.read(size - start)
+        found = data.rfind(EOCD_SIGNATURE)
+        if found < 0:
+            return None
+        record = data[found : found + EOCD_SIZE]
+        if len(record) != EOCD_SIZE:
+            return None
+        at = start + found
+    _, _, _, _, entries, cd_size, cd_offset, _ = struct.unpack(EOCD_STRUCT, record)
+    zip64 = _read_zip64_record(fileobj, at)
+    if zip64 is not None:
+        return zip64
+    return EndRecord(entries, cd_size, cd_offset, zip64=False)
+
+
+def _read_zip64_record(fileobj, eocd_at: int) -> EndRecord | None:
+    """The zip64 end record right before the locator right before the end record, as
+    zipfile._EndRecData64 reads it (whatever the 32-bit fields say), or None."""
+    locator_at = eocd_at - ZIP64_LOCATOR_SIZE
+    if locator_at < 0:
+        return None
+    fileobj.seek(locator_at)
+    locator = fileobj.read(ZIP64_LOCATOR_SIZE)
+    if len(locator) != ZIP64_LOCATOR_SIZE:
+        return None
+    signature, disk, _, disks = struct.unpack(ZIP64_LOCATOR_STRUCT, locator)
+    if signature != ZIP64_LOCATOR_SIGNATURE:
+        return None
+    record_at = locator_at - ZIP64_EOCD_SIZE
+    if disk != 0 or disks > 1 or record_at < 0:
+        raise ArchiveError(["a zip split over several disks, or a damaged zip64 record"])
+    fileobj.seek(record_at)
+    record = fileobj.read(ZIP64_EOCD_SIZE)
+    if len(record) != ZIP64_EOCD_SIZE:
+        return None
+    fields = struct.unpack(ZIP64_EOCD_STRUCT, record)
+    if fields[0] != ZIP64_EOCD_SIGNATURE:
+        return None
+    entries, cd_size, cd_offset = fields[7], fields[8], fields[9]
+    return EndRecord(entries, cd_size, cd_offset, zip64=True)
+
+
+def check_end_record(record: EndRecord, limits: Limits) -> list[str]:
+    """Problems of the directory the end record describes, before anyone reads it: more
+    entries than allowed, a size that does not fit the entry count (each entry takes 46
+    to 46 + 3 × 65535 bytes), or more bytes than the allowed entries plausibly need."""
+    entries, size = record.entries, record.size
+    if entries > limits.entries:
+        return _too_many(entries, limits)
+    if not entries * CENTRAL_HEADER_SIZE <= size <= entries * LARGEST_CENTRAL_ENTRY:
+        return [
+            f"the zip is damaged or forged: its end record lists {entries} "
+            f"entr{'y' if entries == 1 else 'ies'}, but its table of contents takes "
+            f"{_size(size)}; create the zip again"
+        ]
+    most = limits.entries * ENTRY_ALLOWANCE
+    if size > most:
+        return [
+            f"the zip's table of contents takes {_size(size)}; a zip of at most "
+            f"{limits.entries} entries needs at most {_size(most)} (are the file names "
+            "or their extra fields very long?)"
+        ]
+    return []
+
+
+def _size(size: int) -> str:
+    return f"{size} bytes" if size < 1_000_000 else megabytes(size)
 
 
 def _too_many(entries: int, limits: Limits) -> list[str]:
@@ -194,7 +316,7 @@ def _is_ignored(parts: list[str]) -> bool:
 
 def _explain_unknown(base: str, path: str, dataset_name: str | None) -> str:
     if (match := TARGETS_RE.match(base)) is not None:
-        name = dataset_name or match["name"].lower()
+        name = dataset_name or short_name(match["name"].lower())
         return (
             f"{path}: prediction files end in _predict.txt; rename it to "
             f"{name}_{match['split'].lower()}_predict.txt"
@@ -218,10 +340,10 @@ def inspect(archive: zipfile.ZipFile, *, dataset_name: str | None, limits: Limit
     for info in infos:
         name = info.filename
         if (why := _unsafe_name(name)) is not None:
-            problems.append(f"{name}: refused: {why}")
+            problems.append(f"{short_name(name)}: refused: {why}")
             continue
         if _is_symlink(info):
-            problems.append(f"{name}: refused: a symbolic link")
+            problems.append(f"{short_name(name)}: refused: a symbolic link")
             continue
         parts = [part for part in name.split("/") if part not in ("", ".")]
         if info.is_dir() or not parts or _is_ignored(parts):
@@ -232,14 +354,14 @@ def inspect(archive: zipfile.ZipFile, *, dataset_name: str | None, limits: Limit
 
     folders = {tuple(parts[:-1]) for _, parts in files}
     if len(folders) > 1 or any(len(folder) > 1 for folder in folders):
-        listing = ", ".join(info.filename for info, _ in files)
+        listing = ", ".join(short_name(info.filename) for info, _ in files)
         problems.append(
             "the files must sit at the top of the zip or together in one folder; found " + listing
         )
 
     found: dict[tuple[str, Split], Member] = {}
     for info, parts in files:
-        base, path = parts[-1], info.filename
+        base, path = parts[-1], short_name(info.filename)
         match = PREDICTION_RE.match(base)
         if match is None:
             problems.append(_explain_unknown(base, path, dataset_name))

@@ -2,8 +2,16 @@
 
 services.score_submission claims the submission, calls evaluate() here, and writes
 the Outcome in one transaction.
+
+An upload is handled in two stages, so that nothing its participant sees can depend on
+a hidden target (scoring.md §1): first every prediction file is checked completely,
+against the split's row count (public: the inputs have as many rows) and placeholder
+targets, and any problem makes the submission invalid; only then are the targets read
+and the losses computed. A failure after that, on a hidden split, is a fault of ours:
+the participant gets GENERIC_FAILURE, the staff the cause (services.py).
 """
 
+import json
 import math
 import tempfile
 from dataclasses import dataclass, field
@@ -13,12 +21,52 @@ import numpy as np
 from django.core.files.storage import storages
 
 import scoring
+from challenge_site import policy
 from datasets.models import Dataset, Kind, Split
 
-from .archive import ArchiveError, Limits, inspect, open_zip, read_member
+from .archive import ArchiveError, Limits, bounded, inspect, open_zip, read_member
 from .models import Status, Submission
 
 SPLIT_ORDER = [Split.TRAIN, Split.VAL, Split.TEST]
+# What a participant reads when scoring failed after a hidden split's targets were read.
+GENERIC_FAILURE = (
+    "scoring failed because of a fault on our side, not in your files; the organisers "
+    "have been told and can score it again"
+)
+# An error report is stored in at most this many bytes (as JSON); one line in at most
+# REPORT_LINE_MAX characters.
+REPORT_MAX_BYTES = 20_000
+REPORT_LINE_MAX = 1000
+
+
+def hidden_split(challenge, split: str) -> bool:
+    """Whether participants may not see what depends on ``split``'s targets yet."""
+    return not policy.scores_public(challenge, split)
+
+
+@dataclass
+class Progress:
+    """How far a run got; services words a failure by it."""
+
+    hidden_targets_read: bool = False
+
+
+def bounded_report(lines: list[str]) -> list[str]:
+    """``lines`` cut to REPORT_MAX_BYTES (as stored, in JSON), each line to REPORT_LINE_MAX
+    characters; a last line says how many were left out."""
+    lines = [bounded(line, REPORT_LINE_MAX) for line in lines]
+    room = REPORT_MAX_BYTES - 2 - 120  # the brackets, and the closing line
+    kept: list[str] = []
+    for line in lines:
+        room -= len(json.dumps(line)) + 2
+        if room < 0:
+            break
+        kept.append(line)
+    if len(kept) < len(lines):
+        kept.append(
+            f"… and {len(lines) - len(kept)} more lines of this report, left out (over 20 KB)"
+        )
+    return kept
 
 
 @dataclass(frozen=True)
@@ -37,10 +85,11 @@ class Outcome:
     splits: list[SplitOutcome] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     failure: str = ""
+    failure_detail: str = ""  # for staff only
 
     @classmethod
-    def failed(cls, failure: str) -> "Outcome":
-        return cls(Status.FAILED, failure=failure)
+    def failed(cls, failure: str, detail: str = "") -> "Outcome":
+        return cls(Status.FAILED, failure=failure, failure_detail=detail or failure)
 
 
 def scoring_options(dataset: Dataset) -> scoring.ScoringOptions:
@@ -52,10 +101,14 @@ def scoring_options(dataset: Dataset) -> scoring.ScoringOptions:
     )
 
 
-def read_dataset_targets(dataset: Dataset) -> dict[Split, np.ndarray]:
-    """The dataset's stored target files, read (and checked) by the scoring package."""
+def read_dataset_targets(dataset: Dataset, splits=None) -> dict[Split, np.ndarray]:
+    """The dataset's stored target files (those of ``splits``, or all), read (and checked)
+    by the scoring package."""
     targets = {}
-    for datafile in dataset.files.filter(kind=Kind.TARGETS):
+    files = dataset.files.filter(kind=Kind.TARGETS)
+    if splits is not None:
+        files = files.filter(split__in=[str(split) for split in splits])
+    for datafile in files:
         with storages[datafile.storage_alias].open(datafile.path, "rb") as handle:
             data = handle.read()
         targets[Split(datafile.split)] = scoring.read_targets(
@@ -89,11 +142,14 @@ def _split_outcome(split: Split, filename: str, evaluation: scoring.Evaluation) 
     )
 
 
-def evaluate(submission: Submission) -> Outcome:
-    """Score every prediction file (or the baseline); raises only on faults of ours."""
+def evaluate(submission: Submission, *, progress: Progress | None = None) -> Outcome:
+    """Score every prediction file (or the baseline); raises only on faults of ours.
+
+    ``progress`` records whether a hidden split's targets were read when it raised.
+    """
     if submission.is_baseline:
         return evaluate_baseline(submission.dataset)
-    return evaluate_upload(submission)
+    return evaluate_upload(submission, progress=progress or Progress())
 
 
 def evaluate_baseline(dataset: Dataset) -> Outcome:
@@ -130,7 +186,7 @@ def _spool(submission: Submission, limits: Limits):
     return spooled, size
 
 
-def evaluate_upload(submission: Submission) -> Outcome:
+def evaluate_upload(submission: Submission, *, progress: Progress) -> Outcome:
     dataset = submission.dataset
     limits = Limits.from_settings()
     spooled, size = _spool(submission, limits)
@@ -140,46 +196,89 @@ def evaluate_upload(submission: Submission) -> Outcome:
         except ArchiveError as error:
             return Outcome(Status.INVALID, errors=error.problems)
         with archive:
-            return _evaluate_archive(archive, dataset, limits)
+            return _evaluate_archive(archive, dataset, limits, progress)
 
 
-def _evaluate_archive(archive, dataset: Dataset, limits: Limits) -> Outcome:
+def _placeholder_targets(task: str, rows: int) -> np.ndarray:
+    """Targets that stand in for the real ones while a file is checked: alternately
+    +1 and -1 (classification) or 1 and 0 (regression). Nothing the check reports may
+    depend on them (scoring.md §1: every check comes before any target is looked at)."""
+    alternate = np.arange(rows) % 2 == 0
+    if task == scoring.Task.CLASSIFICATION:
+        return np.where(alternate, 1.0, -1.0)
+    return alternate.astype(np.float64)
+
+
+def _row_counts(dataset: Dataset) -> dict[Split, int]:
+    """Rows per split from the stored files' records (the inputs' first: they are public
+    once a participant may submit predictions for the split), without reading a file."""
+    counts: dict[Split, int] = {}
+    for datafile in dataset.files.all():
+        if datafile.kind == Kind.INPUTS or datafile.split not in counts:
+            counts[Split(datafile.split)] = datafile.rows
+    return counts
+
+
+def _check(data: bytes, *, rows: int, dataset: Dataset, options, path: str) -> None:
+    """ScoringError with every problem of the file, found without any target."""
+    scoring.evaluate(
+        data,
+        _placeholder_targets(dataset.task, rows),
+        task=dataset.task,
+        options=options,
+        predictions_path=path,
+        train_targets=_placeholder_targets(dataset.task, 2),
+    )
+
+
+def _evaluate_archive(archive, dataset: Dataset, limits: Limits, progress: Progress) -> Outcome:
     try:
         contents = inspect(archive, dataset_name=dataset.name, limits=limits)
     except ArchiveError as error:
         return Outcome(Status.INVALID, errors=error.problems)
-    targets = read_dataset_targets(dataset)
     options = scoring_options(dataset)
+    rows = _row_counts(dataset)
+    stored_targets = set(dataset.files.filter(kind=Kind.TARGETS).values_list("split", flat=True))
+
+    # 1. Every file checked in full before any target is read.
     errors: list[str] = []
-    missing: list[str] = []
-    splits: list[SplitOutcome] = []
     for split, member in contents.members.items():
         try:
             data = read_member(archive, member)
         except ArchiveError as error:
             errors.extend(error.problems)
             continue
-        if split not in targets:
-            missing.append(split.label.lower())
-            continue
+        if split not in rows:
+            continue  # no file of the split yet: reported as missing below
         try:
-            evaluation = scoring.evaluate(
-                data,
-                targets[split],
-                task=dataset.task,
-                options=options,
-                predictions_path=member.name,
-                train_targets=targets.get(Split.TRAIN),
-            )
+            _check(data, rows=rows[split], dataset=dataset, options=options, path=member.name)
         except scoring.ScoringError as error:
             errors.extend(error.lines)
-            continue
-        splits.append(_split_outcome(split, member.name, evaluation))
+        del data
     if errors:
         return Outcome(Status.INVALID, errors=errors)
+    missing = [split for split in contents.members if split not in stored_targets]
     if missing:
         return Outcome.failed(
-            f"the {' and '.join(missing)} targets of {dataset.name} are not on the server yet; "
-            "the submission is scored as soon as the organisers add them"
+            f"the {' and '.join(split.label.lower() for split in missing)} targets of "
+            f"{dataset.name} are not on the server yet; the submission is scored as soon as "
+            "the organisers add them"
         )
+
+    # 2. The targets, and the losses. Past this point a failure on a hidden split is ours
+    # and must not show (services.py words it).
+    if any(hidden_split(dataset.challenge, split) for split in contents.members):
+        progress.hidden_targets_read = True
+    targets = read_dataset_targets(dataset, splits={*contents.members, Split.TRAIN})
+    splits: list[SplitOutcome] = []
+    for split, member in contents.members.items():
+        evaluation = scoring.evaluate(
+            read_member(archive, member),
+            targets[split],
+            task=dataset.task,
+            options=options,
+            predictions_path=member.name,
+            train_targets=targets.get(Split.TRAIN),
+        )
+        splits.append(_split_outcome(split, member.name, evaluation))
     return Outcome(Status.SCORED, splits)

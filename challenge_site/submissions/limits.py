@@ -1,20 +1,22 @@
-"""Submission limits per user, dataset and phase: per UTC day, and over the test phase.
+"""Submission limits per user, dataset and phase: per UTC day, and over the test phase;
+and a cap per user and UTC day on uploads that were invalid or failed.
 
-Only accepted submissions count (queued, running, scored; not invalid or failed).
-services.submit calls check_allowance while it holds the (user, dataset) quota row's
-lock, so concurrent uploads are counted one after the other.
+Accepted submissions count against the limits (queued, running, scored and failed; not
+invalid ones). services.submit calls check_allowance while it holds the (user, dataset)
+quota row's lock, so concurrent uploads are counted one after the other.
 """
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from django.db.models import Count, Q
 
 from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.services import current_phase
 from datasets.models import Dataset
 
-from .models import ACCEPTED, Submission
+from .models import ACCEPTED, REJECTED, Submission
 
 
 class LimitReached(Exception):
@@ -110,4 +112,24 @@ def check_allowance(*, user, dataset: Dataset, phase: Phase, now: datetime) -> N
             f"you have made {total} submission{'s' if total != 1 else ''} to {dataset.name} "
             f"in the {phase.label.lower()}, its overall limit",
             retry_after=None,
+        )
+
+
+def check_rejected_today(*, user, now: datetime) -> None:
+    """LimitReached once the user's uploads found invalid or failed today (UTC, over every
+    challenge) reach SUBMISSION_MAX_REJECTED_PER_DAY: each keeps its report (and, for a
+    while, its zip), so they may not be made without end."""
+    cap = settings.SUBMISSION_MAX_REJECTED_PER_DAY
+    start, end = utc_day(now)
+    rejected = Submission.objects.filter(
+        user=user, created__gte=start, created__lt=end, status__in=REJECTED
+    ).count()
+    if rejected >= cap:
+        raise LimitReached(
+            f"you have made {cap} upload{'s' if cap != 1 else ''} today that "
+            f"{'were' if cap != 1 else 'was'} invalid or could not be scored, the most a "
+            "participant may make in a day; uploads are accepted again at 00:00 UTC. "
+            "Check your files with python -m scoring evaluate first (see the file formats "
+            "page)",
+            retry_after=int((end - now).total_seconds()) + 1,
         )

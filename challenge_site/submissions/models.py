@@ -26,8 +26,12 @@ class Status(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
-# Count against the submission limits (invalid and failed ones do not).
-ACCEPTED = (Status.QUEUED, Status.RUNNING, Status.SCORED)
+# Count against the submission limits: every upload whose files are valid, failed ones
+# included (whether scoring fails may depend on a hidden target, which must not decide
+# whether an upload counts). Invalid ones do not count.
+ACCEPTED = (Status.QUEUED, Status.RUNNING, Status.SCORED, Status.FAILED)
+# Count against the daily cap on rejected uploads (SUBMISSION_MAX_REJECTED_PER_DAY).
+REJECTED = (Status.INVALID, Status.FAILED)
 # Final states: the page stops refreshing; a scored or invalid one is only rescored on request.
 FINAL = (Status.SCORED, Status.INVALID, Status.FAILED)
 
@@ -137,7 +141,20 @@ class Submission(models.Model):
     errors = models.JSONField(
         default=list, blank=True, help_text="Report lines 'FILE:LINE: message' of an invalid one."
     )
-    failure = models.TextField(blank=True, help_text="Why scoring failed (a fault of ours).")
+    failure = models.TextField(
+        blank=True,
+        help_text="Why scoring failed (a fault of ours), as its participant reads it: a "
+        "generic message when the run had read the targets of a hidden split.",
+    )
+    failure_detail = models.TextField(
+        blank=True, help_text="Staff only: the cause of the failure (exception, traceback)."
+    )
+    file_deleted_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the zip of this invalid submission was deleted "
+        "(SUBMISSION_INVALID_ZIP_RETENTION_DAYS).",
+    )
     attempts = models.PositiveSmallIntegerField(default=0)
     task_id = models.CharField(max_length=64, blank=True, help_text="Celery task of the run.")
     queued_at = models.DateTimeField()

@@ -4,6 +4,7 @@ Every function takes keyword arguments and an explicit ``now`` where the clock m
 """
 
 import logging
+import traceback
 from datetime import datetime, timedelta
 from functools import partial
 
@@ -16,13 +17,14 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
+from challenge_site.celery import app as celery_app
 from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.services import current_phase
 from datasets.models import Dataset, Split
 
 from . import evaluation
-from .archive import ArchiveError, Contents, Limits, inspect, open_zip, verify
-from .limits import check_allowance
+from .archive import ArchiveError, Contents, Limits, bounded, inspect, open_zip, verify
+from .limits import check_allowance, check_rejected_today
 from .models import (
     FINAL,
     Mark,
@@ -33,6 +35,7 @@ from .models import (
     SubmissionQuota,
     private_storage,
 )
+from .resources import memory_cap
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +115,7 @@ def submit(
                 ]
             }
         )
+    check_rejected_today(user=user, now=now)
     datasets = {dataset.name: dataset for dataset in challenge.datasets.all()}
     if dataset_name and dataset_name not in datasets:
         raise Rejected(
@@ -165,11 +169,11 @@ def submit(
 
 
 def enqueue(submission_id: int, *, force: bool = False) -> None:
-    """Send the scoring task; if the broker is down, the sweep sends it later."""
-    from .tasks import score_submission
-
+    """Send the scoring task (by name: tasks.py imports this module, not the other way
+    round); if the broker is down, the sweep sends it later. The task is registered
+    (apps.py imports tasks.py), so without a broker it runs here and now, eagerly."""
     try:
-        score_submission.delay(submission_id, force)
+        celery_app.signature("submissions.score", args=(submission_id, force)).delay()
     except OperationalError:
         logger.warning("broker unavailable: submission %s waits for the sweep", submission_id)
 
@@ -189,18 +193,15 @@ def score_submission(
     if attempt is None:
         return None
     submission = Submission.objects.select_related("dataset__challenge").get(pk=submission_id)
+    progress = evaluation.Progress()
+    cap = None
     try:
-        outcome = evaluation.evaluate(submission)
-    except SoftTimeLimitExceeded:
-        logger.error("scoring submission %s took too long", submission_id)
-        outcome = evaluation.Outcome.failed(
-            f"scoring took longer than {settings.SUBMISSION_SCORING_TIMEOUT} seconds"
-        )
+        with memory_cap(settings.SUBMISSION_MAX_MEMORY_BYTES) as cap:
+            outcome = evaluation.evaluate(submission, progress=progress)
     except DATABASE_GONE:
         raise
     except Exception as error:
-        logger.exception("scoring submission %s failed", submission_id)
-        outcome = evaluation.Outcome.failed(f"{type(error).__name__}: {error}")
+        outcome = _failed_run(submission_id, error, progress=progress, cap=cap)
     try:
         return _finish(submission_id=submission_id, attempt=attempt, outcome=outcome)
     except DATABASE_GONE:
@@ -210,8 +211,39 @@ def score_submission(
         raise
     except Exception as error:
         logger.exception("storing the scores of submission %s failed", submission_id)
-        failed = evaluation.Outcome.failed(f"storing the scores failed: {type(error).__name__}")
+        failed = evaluation.Outcome.failed(
+            evaluation.GENERIC_FAILURE
+            if progress.hidden_targets_read
+            else f"storing the scores failed: {type(error).__name__}",
+            _cause(error),
+        )
         return _finish(submission_id=submission_id, attempt=attempt, outcome=failed)
+
+
+def _failed_run(submission_id: int, error: Exception, *, progress, cap: int | None):
+    """The Outcome of a run that raised: its reason for the participant, unless the run
+    had read a hidden split's targets (then GENERIC_FAILURE); the cause for staff."""
+    if isinstance(error, SoftTimeLimitExceeded):
+        logger.error("scoring submission %s took too long", submission_id)
+        reason = f"scoring took longer than {settings.SUBMISSION_SCORING_TIMEOUT} seconds"
+    elif isinstance(error, MemoryError):
+        logger.error("scoring submission %s ran out of memory", submission_id)
+        reason = (
+            f"scoring needed more than {cap / 1_000_000:.0f} MB of memory"
+            if cap
+            else "scoring ran out of memory"
+        )
+    else:
+        logger.exception("scoring submission %s failed", submission_id)
+        reason = f"{type(error).__name__}: {error}"
+    if progress.hidden_targets_read:
+        return evaluation.Outcome.failed(evaluation.GENERIC_FAILURE, f"{reason}\n\n{_cause(error)}")
+    return evaluation.Outcome.failed(reason, _cause(error))
+
+
+def _cause(error: BaseException) -> str:
+    """The exception and its traceback, for staff."""
+    return "".join(traceback.format_exception(error))
 
 
 def _claim(*, submission_id: int, force: bool, task_id: str, now: datetime | None) -> int | None:
@@ -232,13 +264,20 @@ def _claim(*, submission_id: int, force: bool, task_id: str, now: datetime | Non
             redelivered = bool(task_id) and task_id == submission.task_id
             if not (stale or redelivered):
                 return None
+        if not submission.is_baseline and not submission.file:
+            logger.info("submission %s: its zip was deleted; not scored again", submission_id)
+            return None
         if submission.attempts >= settings.SUBMISSION_MAX_ATTEMPTS:
+            # A pool process killed each time (out of memory, …) never got to say why.
+            reason = (
+                f"scoring was interrupted {submission.attempts} times (the worker stopped "
+                "each time); the organisers can rescore it"
+            )
+            challenge = submission.dataset.challenge
+            hidden = any(evaluation.hidden_split(challenge, s) for s in submission.splits)
             _write(
                 submission,
-                evaluation.Outcome.failed(
-                    f"scoring was interrupted {submission.attempts} times (the worker stopped "
-                    "each time); the organisers can rescore it"
-                ),
+                evaluation.Outcome.failed(evaluation.GENERIC_FAILURE if hidden else reason, reason),
             )
             return None
         submission.status = Status.RUNNING
@@ -292,18 +331,22 @@ def _write(submission: Submission, outcome) -> None:
         if submission.is_baseline:
             submission.splits = [str(result.split) for result in outcome.splits]
     submission.status = outcome.status
-    submission.errors = outcome.errors
-    submission.failure = outcome.failure
+    submission.errors = evaluation.bounded_report(outcome.errors)
+    submission.failure = bounded(outcome.failure, 2000)
+    submission.failure_detail = bounded(outcome.failure_detail, evaluation.REPORT_MAX_BYTES)
     submission.finished_at = timezone.now()
-    submission.save(update_fields=["status", "errors", "failure", "finished_at", "splits"])
+    submission.save(
+        update_fields=["status", "errors", "failure", "failure_detail", "finished_at", "splits"]
+    )
 
 
 # --- Rescoring, the sweep, baselines -------------------------------------------------
 
 
 def rescore(*, submissions: QuerySet[Submission]) -> int:
-    """Queue every given submission to be scored again (on commit); returns how many."""
-    ids = list(submissions.values_list("pk", flat=True))
+    """Queue every given submission to be scored again (on commit); returns how many.
+    Invalid submissions whose zip was deleted are left as they are."""
+    ids = list(submissions.exclude(is_baseline=False, file="").values_list("pk", flat=True))
     for submission_id in ids:
         transaction.on_commit(partial(enqueue, submission_id, force=True))
     return len(ids)
@@ -345,6 +388,33 @@ def refresh_baseline(*, dataset: Dataset, now: datetime) -> Submission:
     )
     transaction.on_commit(partial(enqueue, baseline.pk, force=True))
     return baseline
+
+
+def purge_invalid_zips(*, now: datetime) -> int:
+    """Delete the zips of submissions found invalid more than
+    SUBMISSION_INVALID_ZIP_RETENTION_DAYS ago (their reports stay); returns how many."""
+    cutoff = now - timedelta(days=settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS)
+    old = Submission.objects.filter(status=Status.INVALID, finished_at__lt=cutoff).exclude(file="")
+    purged = 0
+    for submission_id in old.values_list("pk", flat=True).iterator():
+        with transaction.atomic():
+            submission = (
+                Submission.objects.select_for_update()
+                .filter(pk=submission_id, status=Status.INVALID, finished_at__lt=cutoff)
+                .exclude(file="")
+                .first()
+            )
+            if submission is None:
+                continue  # rescored or deleted meanwhile
+            name = submission.file.name
+            submission.file = ""
+            submission.file_deleted_at = now
+            submission.save(update_fields=["file", "file_deleted_at"])
+            transaction.on_commit(partial(private_storage().delete, name))
+        purged += 1
+    if purged:
+        logger.info("deleted the zips of %s invalid submission(s)", purged)
+    return purged
 
 
 def delete_stored_zip(*, submission: Submission) -> None:

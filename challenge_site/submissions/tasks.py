@@ -1,10 +1,14 @@
-"""Celery tasks: thin wrappers that pass an id to the services."""
+"""Celery tasks: thin wrappers that pass an id to the services.
+
+services.py sends the scoring task by its name and never imports this module.
+"""
 
 from celery import shared_task
+from celery.signals import worker_process_init
 from django.conf import settings
 from django.utils import timezone
 
-from . import services
+from . import resources, services
 
 # After the database went away mid-run: try again this many seconds later, at most this
 # many times (then the sweep queues the run again once it counts as stuck).
@@ -38,3 +42,15 @@ def score_submission(self, submission_id: int, force: bool = False) -> str | Non
 def sweep_submissions() -> list[int]:
     """Queue again the submissions stuck in the queue or in a run that died."""
     return services.sweep(now=timezone.now())
+
+
+@shared_task(name="submissions.purge_invalid_zips", acks_late=True)
+def purge_invalid_zips() -> int:
+    """Delete the zips of submissions found invalid more than the retention days ago."""
+    return services.purge_invalid_zips(now=timezone.now())
+
+
+@worker_process_init.connect(weak=False, dispatch_uid="submissions.mark_pool_process")
+def mark_pool_process(**kwargs) -> None:
+    """A prefork pool process starts: its scoring runs get a memory cap (resources.py)."""
+    resources.mark_pool_process()

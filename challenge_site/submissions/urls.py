@@ -1,12 +1,16 @@
-from django.urls import path
+from django.urls import path, register_converter
+
+from challenge_site.converters import SplitConverter
 
 from . import api, views
+
+register_converter(SplitConverter, "split")
 
 urlpatterns = [
     path("challenges/<slug:slug>/submit/", views.submit, name="submit"),
     path("submissions/<int:pk>/", views.submission_detail, name="submission_detail"),
     path(
-        "submissions/<int:pk>/plots/<str:split>.svg",
+        "submissions/<int:pk>/plots/<split:split>.svg",
         views.submission_plot,
         name="submission_plot",
     ),

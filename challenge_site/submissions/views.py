@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from challenge_site.access import get_visible_or_404
 from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.services import current_phase
+from challenge_site.policy import can_see_private, participant_name, split_visible
 
 from . import services
 from .forms import SubmissionForm
@@ -20,7 +21,7 @@ from .limits import LimitReached, allowances
 from .models import Score, SplitResult, Status, Submission
 from .plots import cached_svg
 from .uploads import limit_upload_size
-from .visibility import can_see_private, participant_name, score_table, split_visible
+from .visibility import score_table
 
 PAGE_SIZE = 50
 
@@ -92,6 +93,7 @@ def submission_detail(request, pk):
         "participant": participant_name(submission),
         "private": can_see_private(submission, user=request.user),
         "table": table,
+        "zip_retention_days": settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS,
     }
     return render(request, "submissions/submission_detail.html", context)
 

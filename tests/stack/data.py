@@ -6,15 +6,13 @@ this module needs Django set up (see harness.Stack.setup_django).
 
 from __future__ import annotations
 
-import io
-import zipfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 
-from tests.factories import dataset_files
+from tests.factories import dataset_files, make_zip
 from tests.submissions.helpers import gaussian_lines, probability_lines
 
 
@@ -86,16 +84,6 @@ def write_challenge(spec: ChallengeSpec, folder: Path) -> dict[str, dict[str, by
     return written
 
 
-def make_zip(files: dict[str, bytes], *, level: int = 6) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(
-        buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=level
-    ) as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
-
-
 def prediction_lines(task: str, rows: int, *, seed: int = 1) -> bytes:
     return (gaussian_lines if task == "regression" else probability_lines)(rows, seed=seed)
 
@@ -131,3 +119,17 @@ def sample_lines(rows: int, samples: int, *, seed: int = 0) -> bytes:
     line[:, 1:-1] = cell.reshape(rows, -1)
     line[:, -1] = ord("\n")
     return line.tobytes()
+
+
+def in_test_phase(slug: str, title: str, datasets: dict[str, DatasetSpec], **limits):
+    """Opened ten days ago; in its test phase since two days, the deadline ten days away."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    return ChallengeSpec(
+        slug,
+        title,
+        datasets,
+        start=now - timedelta(days=10),
+        test_start=now - timedelta(days=2),
+        deadline=now + timedelta(days=10),
+        limits=limits,
+    )

@@ -423,6 +423,11 @@ class Stack:
         parent = self.processes["worker"].pid
         return [pid for pid, state, ppid, _ in _processes() if ppid == parent and state != "Z"]
 
+    def web_children(self) -> list[int]:
+        """Pids of gunicorn's worker processes."""
+        parent = self.processes["web"].pid
+        return [pid for pid, state, ppid, _ in _processes() if ppid == parent and state != "Z"]
+
     def check_alive(self) -> None:
         for name, process in self.processes.items():
             if process.poll() is not None:

@@ -1,29 +1,14 @@
 """Zips and prediction files for submission tests."""
 
-import io
-import zipfile
-from datetime import UTC, datetime
-
 import numpy as np
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from challenge_site.submissions import services
 from challenge_site.submissions.models import Status, Submission
+from tests.factories import VALIDATION, make_zip
 
-VALIDATION = datetime(2030, 1, 20, 12, 0, tzinfo=UTC)
-TEST_PHASE = datetime(2030, 2, 3, 12, 0, tzinfo=UTC)
-AFTER = datetime(2030, 3, 1, 12, 0, tzinfo=UTC)
-BEFORE_START = datetime(2030, 1, 5, tzinfo=UTC)
 # Rows per split of tests.factories.make_dataset's default sizes.
 ROWS = {"train": 6, "val": 4, "test": 5}
-
-
-def make_zip(files: dict[str, bytes], *, compression=zipfile.ZIP_DEFLATED) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=compression) as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
 
 
 def gaussian_lines(rows: int, *, seed: int = 1) -> bytes:

@@ -167,6 +167,48 @@ def valid(target: Target) -> bytes:
     return _zip([(_val(target), gaussian_rows(target.val_rows))])
 
 
+LYING_ENTRIES = 900_000
+
+
+def lying_end_record(target: Target) -> bytes:
+    """A central directory of 900,000 entries (46.8 MB, under the 50 MB upload limit) whose
+    end record claims one: the zip module would parse every entry (6.7 s and ~430 MB)
+    before anyone could count them."""
+    name_length = 6
+    header = struct.pack(
+        "<4s4B4HL2L5H2L",
+        b"PK\x01\x02",  # central directory header
+        20,  # made by version 2.0
+        3,  # on Unix
+        20,  # needs version 2.0
+        0,
+        0,  # flags
+        0,  # stored
+        0,  # time
+        0,  # date
+        0,  # CRC-32
+        0,  # compressed size
+        0,  # size
+        name_length,
+        0,  # extra field length
+        0,  # comment length
+        0,  # disk
+        0,  # internal attributes
+        0,  # external attributes
+        0,  # local header offset
+    )
+    directory = b"".join(header + b"%06d" % i for i in range(LYING_ENTRIES))
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, len(directory), 0, 0)
+    return directory + end
+
+
+def long_folder_name(target: Target, *, length: int = 60_000, bad_lines: int = 101) -> bytes:
+    """A folder name of 60,000 characters around a file of unreadable lines: each line's
+    message names the file, so an unbounded report would store 6 MB."""
+    folder = "f" * length
+    return _zip([(f"{folder}/{_val(target)}", b"x\n" * bad_lines)], level=9)
+
+
 CASES = [
     Case(
         "path-traversal",
@@ -199,6 +241,21 @@ CASES = [
         many_entries,
         "refused",
         lambda t: "the zip holds 100001 entries; at most 100 are allowed",
+    ),
+    Case(
+        "lying-end-record",
+        lying_end_record,
+        "refused",
+        lambda t: (
+            "the zip is damaged or forged: its end record lists 1 entry, but its table of "
+            "contents takes 46.8 MB; create the zip again"
+        ),
+    ),
+    Case(
+        "60000-character-folder",
+        long_folder_name,
+        "invalid",
+        lambda t: f"…{('f' * 60_000 + '/' + _val(t))[-100:]}:1: ",
     ),
     Case(
         "nested-zip",
@@ -241,7 +298,8 @@ CASES = [
         "10mb-single-line",
         ten_megabyte_line,
         "invalid",
-        lambda t: f"{_val(t)}:1: a Gaussian row '1 m v' has 3 numbers, found 1250001",
+        # The scoring package stops reading a line past its longest possible row.
+        lambda t: f"{_val(t)}:1: expected at most 1001 numbers on a line, found 1250001",
     ),
     Case(
         "file-named-for-another-dataset",
@@ -278,3 +336,47 @@ CASES = [
 
 def case_ids() -> list[str]:
     return [case.id for case in CASES]
+
+
+# --- The oracle ---------------------------------------------------------------------------
+# Two test-phase uploads alike but for one value placed just above, then just below, the
+# first hidden test target must look exactly alike to their participant: status, messages,
+# whether they count against the limits, the API's answer and the submission's page.
+
+
+@dataclass(frozen=True)
+class Probe:
+    id: str
+    # The first row of the test file, for the value placed near the target.
+    row: Callable[[str], str]
+
+
+ORACLE_PROBES = [
+    # The mean on either side of the target: both score, the scores stay hidden.
+    Probe("gaussian-mean", lambda v: f"1 {v} 1"),
+    # A first level gap of 1e-16 under a value gap of 1e300: b1 overflows, and a target
+    # below q1 used to make the CRPS inf·0 = NaN (a failed upload), one above it not (a
+    # scored one, with infinite losses).
+    Probe("quantile-overflow", lambda v: f"0 0.5 {v} 0.5000000000000001 1e300 0.9 1.5e300"),
+    # The same shape within ±1e100: scored either way.
+    Probe("quantile-tiny-gap", lambda v: f"0 0.5 {v} 0.5000000000000001 1e100 0.9 1.5e100"),
+]
+
+
+def oracle_values(target: float) -> tuple[str, str]:
+    """Just above and just below ``target``, written with the same number of characters."""
+    delta = 1e-6 * max(1.0, abs(target))
+    return f"{target + delta:+.17e}", f"{target - delta:+.17e}"
+
+
+def oracle_zips(dataset: str, test_rows: int, target: float, probe: Probe) -> tuple[bytes, bytes]:
+    """The two uploads (stored, so that their sizes are equal too) of ``probe`` for a
+    dataset whose first test target is ``target``."""
+    zips = []
+    for value in oracle_values(target):
+        lines = [probe.row(value)] + ["1 0 1"] * (test_rows - 1)
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as z:
+            z.writestr(f"{dataset}_test_predict.txt", "\n".join(lines) + "\n")
+        zips.append(buffer.getvalue())
+    return zips[0], zips[1]

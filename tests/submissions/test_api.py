@@ -9,8 +9,9 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from challenge_site.submissions.models import Status, Submission
+from tests.factories import AFTER, BEFORE_START, TEST_PHASE, VALIDATION, make_zip
 
-from .helpers import AFTER, BEFORE_START, TEST_PHASE, VALIDATION, make_zip, predictions, upload_file
+from .helpers import predictions, upload_file
 
 URL = "/api/v1/submissions/"
 
@@ -193,3 +194,19 @@ def test_detail_404_for_unknown_and_hidden_submissions(api_client, gaze, other, 
 def test_methods_not_allowed(api_client, db):
     assert api_client.get(URL).status_code == 405
     assert api_client.delete(f"{URL}1/").status_code == 405
+
+
+def test_the_daily_cap_on_rejected_uploads_answers_429(
+    api_client, gaze, settings, django_capture_on_commit_callbacks
+):
+    settings.SUBMISSION_MAX_REJECTED_PER_DAY = 1
+    bad = make_zip({"gaze_val_predict.txt": b"oops\n"})
+    with django_capture_on_commit_callbacks(execute=True):
+        assert post(api_client, bad).status_code == 201
+    response = post(api_client, make_zip(predictions("gaze")))
+    assert response.status_code == 429
+    assert response.json()["detail"].startswith(
+        "you have made 1 upload today that was invalid or could not be scored"
+    )
+    assert response["Retry-After"] == str(12 * 3600 + 1)
+    assert Submission.objects.count() == 1

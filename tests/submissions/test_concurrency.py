@@ -11,9 +11,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from challenge_site.submissions.models import Status, Submission
-from tests.factories import make_challenge, make_dataset
+from tests.factories import VALIDATION, make_challenge, make_dataset, make_zip
 
-from .helpers import VALIDATION, make_zip, predictions, upload_file
+from .helpers import predictions, upload_file
 
 THREADS = 20
 LIMIT = 5

@@ -16,9 +16,9 @@ from challenge_site.challenges.models import Challenge
 from challenge_site.submissions.admin import SubmissionAdmin
 from challenge_site.submissions.models import Status, Submission
 from datasets.importing import import_challenge
-from tests.factories import dataset_files, make_dataset, write_challenge_folder
+from tests.factories import VALIDATION, dataset_files, make_dataset, write_challenge_folder
 
-from .helpers import VALIDATION, predictions, scores_of
+from .helpers import predictions, scores_of
 
 TOML = """
 slug = "epuc"

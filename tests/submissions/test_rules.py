@@ -7,9 +7,9 @@ import pytest
 from challenge_site.submissions.limits import LimitReached, allowances
 from challenge_site.submissions.models import Status, Submission
 from challenge_site.submissions.services import Rejected
-from tests.factories import make_dataset
+from tests.factories import AFTER, BEFORE_START, TEST_PHASE, VALIDATION, make_dataset
 
-from .helpers import AFTER, BEFORE_START, TEST_PHASE, VALIDATION, predictions
+from .helpers import predictions
 
 
 def rejected(submit_zip, user, challenge, files, *, now, **kwargs) -> dict[str, list[str]]:
@@ -151,18 +151,60 @@ def test_validation_daily_limit_counts_per_user_dataset_and_utc_day(
     assert (rows["outaouais"].used_today, rows["outaouais"].remaining) == (1, 1)
 
 
-def test_invalid_and_failed_submissions_do_not_count(gaze, participant, submit_zip):
+def test_invalid_submissions_do_not_count(gaze, participant, submit_zip):
     challenge = gaze.challenge
     challenge.val_daily_limit = 1
     challenge.save()
     bad = submit_zip(participant, challenge, {"gaze_val_predict.txt": b"oops\n"}, now=VALIDATION)
     assert bad.status == Status.INVALID
-    failed = submit_zip(participant, challenge, predictions("gaze"), now=VALIDATION)
-    Submission.objects.filter(pk=failed.pk).update(status=Status.FAILED)
     good = submit_zip(participant, challenge, predictions("gaze"), now=VALIDATION)
     assert good.status == Status.SCORED
     with pytest.raises(LimitReached):
         submit_zip(participant, challenge, predictions("gaze"), now=VALIDATION)
+
+
+@pytest.mark.parametrize("now", [VALIDATION, TEST_PHASE])
+def test_failed_submissions_count(gaze, participant, submit_zip, now):
+    """Whether scoring failed may depend on a hidden target (a bug): it must not decide
+    whether the upload counts."""
+    challenge = gaze.challenge
+    challenge.val_daily_limit = challenge.test_daily_limit = 1
+    challenge.save()
+    split = "val" if now == VALIDATION else "test"
+    failed = submit_zip(participant, challenge, predictions("gaze", (split,)), now=now)
+    Submission.objects.filter(pk=failed.pk).update(status=Status.FAILED)
+    with pytest.raises(LimitReached):
+        submit_zip(participant, challenge, predictions("gaze", (split,)), now=now)
+    (allowance,) = allowances(user=participant, challenge=challenge, now=now)
+    assert (allowance.used_today, allowance.remaining) == (1, 0)
+
+
+def test_invalid_or_failed_uploads_are_capped_per_user_and_day(
+    gaze, participant, other, submit_zip, settings
+):
+    settings.SUBMISSION_MAX_REJECTED_PER_DAY = 2
+    challenge = gaze.challenge
+    morning = datetime(2030, 1, 20, 6, 0, tzinfo=UTC)
+    bad = {"gaze_val_predict.txt": b"oops\n"}
+    assert submit_zip(participant, challenge, bad, now=morning).status == Status.INVALID
+    failed = submit_zip(participant, challenge, predictions("gaze"), now=morning)
+    Submission.objects.filter(pk=failed.pk).update(status=Status.FAILED)
+    for files in (bad, predictions("gaze")):  # even a good file waits for the next day
+        with pytest.raises(LimitReached) as caught:
+            submit_zip(participant, challenge, files, now=morning)
+        assert caught.value.message == (
+            "you have made 2 uploads today that were invalid or could not be scored, the "
+            "most a participant may make in a day; uploads are accepted again at 00:00 UTC. "
+            "Check your files with python -m scoring evaluate first (see the file formats page)"
+        )
+        assert caught.value.retry_after == 18 * 3600 + 1
+    assert Submission.objects.filter(user=participant).count() == 2
+    # Other users and the next day are not affected.
+    assert submit_zip(other, challenge, bad, now=morning).status == Status.INVALID
+    next_day = datetime(2030, 1, 21, tzinfo=UTC)
+    assert submit_zip(participant, challenge, predictions("gaze"), now=next_day).status == (
+        Status.SCORED
+    )
 
 
 def test_queued_and_running_submissions_count(gaze, participant, submit_zip):

@@ -12,8 +12,9 @@ from challenge_site.celery import app
 from challenge_site.submissions import tasks
 from challenge_site.submissions.models import Score, Status, Submission
 from challenge_site.submissions.services import score_submission, sweep
+from tests.factories import VALIDATION
 
-from .helpers import VALIDATION, predictions, queued_submission
+from .helpers import predictions, queued_submission
 
 TIMEOUT = timedelta(seconds=settings.SUBMISSION_SCORING_TIMEOUT)
 
@@ -91,8 +92,8 @@ def test_a_superseded_run_does_not_write(gaze, participant, monkeypatch):
 
     real = evaluation.evaluate
 
-    def slow_then_overtaken(sub):
-        outcome = real(sub)
+    def slow_then_overtaken(sub, **kwargs):
+        outcome = real(sub, **kwargs)
         Submission.objects.filter(pk=sub.pk).update(attempts=7)  # B claimed meanwhile
         return outcome
 
@@ -171,7 +172,7 @@ def test_upload_is_accepted_while_the_broker_is_down(
     def unreachable(*args, **kwargs):
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr(tasks.score_submission, "delay", unreachable)
+    monkeypatch.setattr(tasks.score_submission, "apply_async", unreachable)
     submission = submit_zip(participant, gaze.challenge, predictions("gaze"), now=VALIDATION)
     assert submission.status == Status.QUEUED
     assert f"broker unavailable: submission {submission.pk} waits for the sweep" in caplog.text
@@ -188,7 +189,7 @@ def test_run_over_the_time_limit_fails_with_a_reason(gaze, participant, monkeypa
 
     from challenge_site.submissions import evaluation
 
-    def too_slow(submission):
+    def too_slow(submission, **kwargs):
         raise SoftTimeLimitExceeded()
 
     submission = queued_submission(participant, gaze.challenge)
@@ -235,7 +236,7 @@ def test_database_gone_while_reading_targets_is_not_a_failure(gaze, participant,
 
     from challenge_site.submissions import evaluation
 
-    def connection_closed(submission):
+    def connection_closed(submission, **kwargs):
         raise InterfaceError("connection already closed")
 
     submission = queued_submission(participant, gaze.challenge)
@@ -271,3 +272,243 @@ def test_task_retries_shortly_when_the_database_went_away(gaze, participant, mon
             "max_retries": tasks.DATABASE_RETRIES,
         }
     ]
+
+
+# --- Memory: a cap per run in the worker's pool processes --------------------------------
+
+
+def test_worker_memory_settings():
+    assert settings.CELERY_WORKER_MAX_MEMORY_PER_CHILD == 1024 * 1024  # KB: 1 GB
+    assert app.conf.worker_max_memory_per_child == settings.CELERY_WORKER_MAX_MEMORY_PER_CHILD
+    assert settings.SUBMISSION_MAX_MEMORY_BYTES == 1024**3
+
+
+def test_worker_memory_settings_come_from_the_environment(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, django; django.setup(); from django.conf import settings; "
+        "from challenge_site.celery import app; print(json.dumps(["
+        "app.conf.worker_max_memory_per_child, settings.SUBMISSION_MAX_MEMORY_BYTES, "
+        "settings.SUBMISSION_MAX_REJECTED_PER_DAY, "
+        "settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS]))"
+    )
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "challenge_site.settings",
+        "VAR_DIR": str(tmp_path),
+        "CELERY_WORKER_MAX_MEMORY_PER_CHILD": "300000",
+        "SUBMISSION_MAX_MEMORY_BYTES": "200000000",
+        "SUBMISSION_MAX_REJECTED_PER_DAY": "7",
+        "SUBMISSION_INVALID_ZIP_RETENTION_DAYS": "2",
+    }
+    env.pop("DATABASE_URL", None)
+    out = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert json.loads(out.splitlines()[-1]) == [300000, 200000000, 7, 2]
+
+
+def test_the_address_space_cap_applies_only_in_a_pool_process(monkeypatch):
+    import resource
+
+    from challenge_site.submissions import resources
+
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    with resources.memory_cap(100 * 1024 * 1024) as cap:
+        assert cap is None  # eager, in this process: no cap
+        assert resource.getrlimit(resource.RLIMIT_AS) == before
+    monkeypatch.setattr(resources, "IN_POOL_PROCESS", True)
+    with resources.memory_cap(100 * 1024 * 1024) as cap:
+        assert cap == 100 * 1024 * 1024
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        assert hard == before[1]
+        assert 0 < soft - resources.address_space() <= cap
+    assert resource.getrlimit(resource.RLIMIT_AS) == before
+
+
+def test_a_pool_process_is_marked_when_it_starts(monkeypatch):
+    from celery.signals import worker_process_init
+
+    from challenge_site.submissions import resources
+
+    monkeypatch.setattr(resources, "IN_POOL_PROCESS", False)
+    worker_process_init.send(sender=None)  # what Celery's prefork pool sends in a child
+    assert resources.IN_POOL_PROCESS is True
+
+
+def test_a_run_over_the_memory_cap_fails_with_a_plain_reason(gaze, participant, monkeypatch):
+    import numpy as np
+
+    from challenge_site.submissions import evaluation, resources
+
+    def greedy(submission, **kwargs):
+        return np.empty(1024**3, dtype=np.uint8)  # 1 GB of address space
+
+    submission = queued_submission(participant, gaze.challenge)
+    monkeypatch.setattr(resources, "IN_POOL_PROCESS", True)
+    monkeypatch.setattr(settings, "SUBMISSION_MAX_MEMORY_BYTES", 256 * 1024 * 1024)
+    monkeypatch.setattr(evaluation, "evaluate", greedy)
+    failed = score_submission(submission_id=submission.pk, task_id="t")
+    assert (failed.status, failed.attempts) == (Status.FAILED, 1)
+    assert failed.failure == "scoring needed more than 268 MB of memory"
+    assert "MemoryError" in failed.failure_detail
+
+
+class WorkerKilled(BaseException):
+    """What the task sees of a pool process killed mid-run (by the OOM killer): nothing
+    more runs, nothing is written, and the broker delivers the message again."""
+
+
+def test_a_run_killed_every_time_ends_failed_after_the_attempts(gaze, participant, monkeypatch):
+    from challenge_site.submissions import evaluation
+
+    def killed(submission, **kwargs):
+        raise WorkerKilled()
+
+    submission = queued_submission(participant, gaze.challenge)
+    monkeypatch.setattr(evaluation, "evaluate", killed)
+    for attempt in range(1, settings.SUBMISSION_MAX_ATTEMPTS + 1):
+        with pytest.raises(WorkerKilled):
+            score_submission(submission_id=submission.pk, task_id="the-task")
+        submission.refresh_from_db()
+        assert (submission.status, submission.attempts) == (Status.RUNNING, attempt)
+    assert score_submission(submission_id=submission.pk, task_id="the-task") is None
+    submission.refresh_from_db()
+    assert submission.status == Status.FAILED
+    assert submission.failure.startswith(
+        f"scoring was interrupted {settings.SUBMISSION_MAX_ATTEMPTS} times"
+    )
+
+
+def test_interrupted_runs_of_a_hidden_split_fail_with_the_generic_message(gaze, participant):
+    from challenge_site.submissions.evaluation import GENERIC_FAILURE
+
+    submission = queued_submission(participant, gaze.challenge)
+    Submission.objects.filter(pk=submission.pk).update(
+        splits=["test"],  # as if made in the test phase
+        status=Status.RUNNING,
+        task_id="t",
+        started_at=VALIDATION,
+        attempts=settings.SUBMISSION_MAX_ATTEMPTS,
+    )
+    assert score_submission(submission_id=submission.pk, task_id="t") is None
+    submission.refresh_from_db()
+    assert (submission.status, submission.failure) == (Status.FAILED, GENERIC_FAILURE)
+    assert submission.failure_detail.startswith("scoring was interrupted")
+
+
+# --- Sending the task, the sweep ---------------------------------------------------------
+
+
+def test_services_send_the_task_by_name_without_importing_tasks():
+    """services.py ↔ tasks.py: tasks imports services, never the other way round."""
+    import ast
+    from pathlib import Path
+
+    source = Path(tasks.__file__).with_name("services.py").read_text()
+    imported = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            imported.add(("." * node.level) + (node.module or ""))
+            imported.update(f"{'.' * node.level}{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+    assert not {name for name in imported if name.endswith("tasks")}, imported
+
+
+def test_the_task_sent_by_name_runs_in_process_when_eager(gaze, participant, monkeypatch):
+    from challenge_site.submissions.services import enqueue
+
+    submission = queued_submission(participant, gaze.challenge)
+    enqueue(submission.pk)
+    submission.refresh_from_db()
+    assert submission.status == Status.SCORED
+
+
+def test_the_sweep_leaves_a_just_requeued_submission_alone(
+    gaze, participant, django_capture_on_commit_callbacks
+):
+    stuck_queued = queued_submission(participant, gaze.challenge)
+    stuck_running = queued_submission(participant, gaze.challenge)
+    Submission.objects.filter(pk=stuck_running.pk).update(
+        status=Status.RUNNING, task_id="dead", started_at=VALIDATION, attempts=1
+    )
+    now = VALIDATION + TIMEOUT + timedelta(seconds=1)
+    # The first sweep queues both again (the task is not run: no worker took it yet).
+    with django_capture_on_commit_callbacks(execute=False):
+        assert sorted(sweep(now=now)) == sorted([stuck_queued.pk, stuck_running.pk])
+    assert set(Submission.objects.values_list("queued_at", flat=True)) == {now}
+    # A sweep right after, or any time within the timeout, leaves them alone.
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        assert sweep(now=now + timedelta(seconds=1)) == []
+        assert sweep(now=now + TIMEOUT) == []
+    assert callbacks == []
+    statuses = dict(Submission.objects.values_list("pk", "status"))
+    assert statuses == {stuck_queued.pk: Status.QUEUED, stuck_running.pk: Status.RUNNING}
+
+
+# --- Zips of invalid submissions are deleted after some days -----------------------------
+
+
+def test_zips_of_invalid_submissions_are_purged_after_the_retention(
+    gaze, participant, submit_zip, settings, storage_roots, capsys,
+    django_capture_on_commit_callbacks,
+):  # fmt: skip
+    from challenge_site.submissions.services import purge_invalid_zips
+
+    settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS = 7
+    bad = {"gaze_val_predict.txt": b"x\n"}
+    old_invalid = submit_zip(participant, gaze.challenge, bad, now=VALIDATION)
+    new_invalid = submit_zip(participant, gaze.challenge, bad, now=VALIDATION)
+    old_scored = submit_zip(participant, gaze.challenge, predictions("gaze"), now=VALIDATION)
+    old_failed = submit_zip(participant, gaze.challenge, predictions("gaze"), now=VALIDATION)
+    week = timedelta(days=7)
+    Submission.objects.filter(pk__in=[old_invalid.pk, old_scored.pk, old_failed.pk]).update(
+        finished_at=VALIDATION - week - timedelta(seconds=1)
+    )
+    Submission.objects.filter(pk=old_failed.pk).update(status=Status.FAILED)
+    Submission.objects.filter(pk=new_invalid.pk).update(finished_at=VALIDATION - week)
+    paths = {s.pk: storage_roots["private"] / s.file.name for s in Submission.objects.all()}
+
+    with (
+        time_machine.travel(VALIDATION, tick=False),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        call_command("purge_invalid_zips")
+    assert capsys.readouterr().out == "Deleted the zips of 1 invalid submission(s).\n"
+    assert not paths[old_invalid.pk].exists()
+    assert all(paths[s.pk].exists() for s in (new_invalid, old_scored, old_failed))
+    purged = Submission.objects.get(pk=old_invalid.pk)
+    assert (purged.file.name, purged.file_deleted_at) == ("", VALIDATION)
+    assert purged.status == Status.INVALID and purged.errors  # the report stays
+    assert purge_invalid_zips(now=VALIDATION) == 0  # nothing more is due yet
+
+    with (
+        time_machine.travel(VALIDATION + timedelta(days=1), tick=False),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        assert tasks.purge_invalid_zips.delay().get() == 1
+    assert not paths[new_invalid.pk].exists()
+
+
+def test_the_purge_runs_from_celery_beat():
+    schedule = app.conf.beat_schedule["purge-invalid-zips"]
+    assert schedule["task"] == "submissions.purge_invalid_zips"
+    assert schedule["schedule"] == 3600.0
+    assert "submissions.purge_invalid_zips" in app.tasks
+
+
+def test_a_purged_submission_is_not_rescored(gaze, participant, submit_zip):
+    from challenge_site.submissions.services import purge_invalid_zips, rescore
+
+    bad = submit_zip(participant, gaze.challenge, {"gaze_val_predict.txt": b"x\n"}, now=VALIDATION)
+    Submission.objects.filter(pk=bad.pk).update(finished_at=VALIDATION - timedelta(days=30))
+    assert purge_invalid_zips(now=VALIDATION) == 1
+    assert score_submission(submission_id=bad.pk, force=True) is None
+    bad.refresh_from_db()
+    assert (bad.status, bad.attempts) == (Status.INVALID, 1)
+    assert rescore(submissions=Submission.objects.filter(pk=bad.pk)) == 0

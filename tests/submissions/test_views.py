@@ -12,18 +12,10 @@ from django.urls import reverse
 
 from challenge_site.submissions.models import Status, Submission
 from challenge_site.submissions.services import score_submission
+from tests.factories import AFTER, BEFORE_START, VALIDATION, make_zip
 from tests.pages import page_text
 
-from .helpers import (
-    AFTER,
-    BEFORE_START,
-    VALIDATION,
-    form_data,
-    gaussian_lines,
-    make_zip,
-    predictions,
-    queued_submission,
-)
+from .helpers import form_data, gaussian_lines, predictions, queued_submission
 
 SUBMIT = reverse("submit", args=["demo"])
 TIMEOUT = timedelta(seconds=site_settings.SUBMISSION_SCORING_TIMEOUT)
@@ -268,7 +260,9 @@ def test_limits_use_the_clock_of_the_request(
     """Through the page with time-machine: the day rolls over at 00:00 UTC."""
     from django.urls import reverse
 
-    from .helpers import form_data, make_zip
+    from tests.factories import make_zip
+
+    from .helpers import form_data
 
     challenge = gaze.challenge
     challenge.val_daily_limit = 1
@@ -320,3 +314,47 @@ def test_deleting_a_submission_deletes_its_zip(
         participant.delete()  # cascades to the submission
     assert not Submission.objects.filter(pk=submission.pk).exists()
     assert not stored.exists()
+
+
+def test_the_daily_cap_on_rejected_uploads_is_a_form_error(
+    logged_in, gaze, participant, submit_zip, settings
+):
+    settings.SUBMISSION_MAX_REJECTED_PER_DAY = 1
+    bad = submit_zip(participant, gaze.challenge, {"gaze_val_predict.txt": b"x\n"}, now=VALIDATION)
+    assert bad.status == Status.INVALID
+    response = logged_in.post(SUBMIT, form_data(gaze.challenge, make_zip(predictions("gaze"))))
+    assert response.status_code == 400
+    assert (
+        "you have made 1 upload today that was invalid or could not be scored, the most a "
+        "participant may make in a day; uploads are accepted again at 00:00 UTC"
+    ) in page_text(response)
+    assert Submission.objects.count() == 1
+
+
+def test_failed_submission_page_says_it_counts(logged_in, gaze, participant, submit_zip):
+    submission = submit_zip(participant, gaze.challenge, predictions("gaze"), now=VALIDATION)
+    Submission.objects.filter(pk=submission.pk).update(status=Status.FAILED, failure="boom")
+    text = page_text(logged_in.get(f"/submissions/{submission.pk}/"))
+    assert "It counts against the limits" in text
+    assert "does not count" not in text
+
+
+def test_the_page_says_when_an_invalid_zip_was_deleted(
+    logged_in, gaze, participant, submit_zip, settings, storage_roots,
+    django_capture_on_commit_callbacks,
+):  # fmt: skip
+    from challenge_site.submissions.services import purge_invalid_zips
+
+    settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS = 3
+    bad = submit_zip(participant, gaze.challenge, {"gaze_val_predict.txt": b"x\n"}, now=VALIDATION)
+    link = f"/submissions/{bad.pk}/file.zip"
+    assert link in logged_in.get(f"/submissions/{bad.pk}/").content.decode()
+    stored = storage_roots["private"] / bad.file.name
+    Submission.objects.filter(pk=bad.pk).update(finished_at=VALIDATION - timedelta(days=4))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert purge_invalid_zips(now=VALIDATION) == 1
+    assert not stored.exists()
+    page = logged_in.get(f"/submissions/{bad.pk}/")
+    assert link not in page.content.decode()
+    assert "deleted 3 days after it was found invalid" in page_text(page)
+    assert logged_in.get(link).status_code == 404

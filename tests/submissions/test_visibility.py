@@ -7,10 +7,10 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from challenge_site.submissions.models import Status
-from tests.factories import make_challenge, make_dataset
+from tests.factories import AFTER, BEFORE_START, TEST_PHASE, make_challenge, make_dataset
 from tests.pages import page_text
 
-from .helpers import AFTER, BEFORE_START, TEST_PHASE, predictions
+from .helpers import predictions
 
 VIEWERS = ["anonymous", "other", "owner", "staff"]
 
@@ -57,7 +57,8 @@ def api_as(viewer, users, url, *, when=AFTER):
 @pytest.mark.parametrize("viewer", VIEWERS)
 def test_scores_of_the_test_split_wait_for_publication(scored, viewers, viewer, published, gaze):
     gaze.challenge.results_published = published
-    gaze.challenge.save()
+    with time_machine.travel(AFTER, tick=False):  # results are published after the deadline
+        gaze.challenge.save()
     sees_test = published or viewer == "staff"
 
     response = page_as(viewer, viewers, f"/submissions/{scored.pk}/")
@@ -101,8 +102,9 @@ def test_invalid_submissions_and_their_errors_are_private(invalid, viewers, view
 
 def test_queued_submission_is_private_too(gaze, participant, other, staff):
     from challenge_site.submissions import services
+    from tests.factories import make_zip
 
-    from .helpers import form_data, make_zip
+    from .helpers import form_data
 
     values = form_data(gaze.challenge, make_zip(predictions("gaze", ("test",))))
     submission = services.submit(
