@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 from django.utils import timezone
 
 from .forms import DatasetUploadForm
-from .models import Dataset, DatasetFile
+from .models import Dataset, DatasetFile, Kind
 from .services import delete_file, save_files
 
 
@@ -36,15 +36,26 @@ class DatasetAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
-        changed = save_files(obj, form.checked_files, now=timezone.now())
+        changed = save_files(
+            obj, form.checked_files, now=timezone.now(), user=request.user, via="dataset admin"
+        )
         if changed:
             names = ", ".join(c.filename for c in changed)
             self.message_user(request, f"Stored {names}.", messages.SUCCESS)
+        obj.challenge.refresh_from_db(fields=["results_published"])
+        if obj.challenge.results_published and any(c.kind == Kind.TARGETS for c in changed):
+            self.message_user(
+                request,
+                f"The results of “{obj.challenge}” are published: the scores are computed "
+                "again with the new targets, and the challenge's pages say the results were "
+                "revised today.",
+                messages.WARNING,
+            )
 
     def save_formset(self, request, form, formset, change):
         if formset.model is not DatasetFile:
             return super().save_formset(request, form, formset, change)
         formset.save(commit=False)
         for datafile in formset.deleted_objects:
-            delete_file(datafile)
+            delete_file(datafile, user=request.user, via="dataset admin", now=timezone.now())
             self.message_user(request, f"Deleted {datafile.filename}.", messages.SUCCESS)

@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from challenge_site.challenges.models import Challenge
+from challenge_site.challenges.models import Audit, Challenge
 
 from .models import Dataset
 from .services import (
@@ -32,6 +32,7 @@ from .services import (
 REQUIRED = object()
 LIMIT = "limit"  # a positive integer, or "unlimited" (stored as no limit)
 UNLIMITED = "unlimited"
+VIA = "import_challenge"  # who changed what, in the challenge's history (ChallengeEvent)
 
 
 class ImportProblems(Exception):
@@ -211,8 +212,10 @@ def import_challenge(folder: Path, *, now: datetime | None = None) -> list[str]:
         raise ImportProblems(problems)
     challenge = Challenge.objects.filter(slug=values["slug"]).first() or Challenge()
     created = challenge.pk is None
+    was_published = challenge.results_published
     for key, value in values.items():
         setattr(challenge, key, value)
+    # Refuses results_published = true before the deadline (Challenge.clean).
     problems = _model_problems(challenge, where, exclude=[])
 
     tables = config.get("datasets")
@@ -233,15 +236,26 @@ def import_challenge(folder: Path, *, now: datetime | None = None) -> list[str]:
         raise ImportProblems(problems)
 
     summary = [f"{'Created' if created else 'Updated'} challenge {challenge.slug!r}"]
+    audit = Audit(user=None, via=VIA, at=now)
+    publish = challenge.results_published and not was_published
     with transaction.atomic():
-        challenge.save()
+        # Files change before a publication of the same import: the results published
+        # are those of the new targets, not a revision of them.
+        challenge.results_published = was_published and challenge.results_published
+        challenge.save(audit=audit)
         for position, plan in enumerate(plans):
             plan.dataset.challenge = challenge
             plan.dataset.position = position
             plan.dataset.save()
-            changed = save_files(plan.dataset, plan.checked, now=now)
+            changed = save_files(plan.dataset, plan.checked, now=now, via=VIA)
             names = ", ".join(c.filename for c in changed) or "no file changed"
             summary.append(f"  dataset {plan.dataset.name}: {names}")
+        if publish:
+            challenge.results_published = True
+            challenge.save(update_fields=["results_published", "updated"], audit=audit)
+            summary.append("  results published")
+        elif was_published and not challenge.results_published:
+            summary.append("  results withdrawn")
     for name in challenge.datasets.exclude(name__in=known).values_list("name", flat=True):
         summary.append(
             f"  dataset {name}: not in challenge.toml, left unchanged (delete it in the admin)"

@@ -14,11 +14,12 @@ from typing import Any
 from django.core.files import File
 from django.core.files.storage import storages
 from django.db import transaction
-from django.db.models import QuerySet
+from django.utils import timezone
 
 import scoring
-from challenge_site.challenges.models import Challenge, Phase, TestInputsRelease, TestTargetsRelease
-from challenge_site.challenges.services import current_phase
+from challenge_site.challenges.models import Challenge, TestInputsRelease, TestTargetsRelease
+from challenge_site.challenges.services import record_target_change
+from challenge_site.policy import ALWAYS_RELEASED, file_details_visible, released_parts
 
 from .models import Dataset, DatasetFile, Kind, Split, StorageAlias
 from .signals import dataset_files_changed
@@ -28,12 +29,6 @@ FILENAME_RE = re.compile(
 )
 SPLITS = [Split.TRAIN, Split.VAL, Split.TEST]
 PARTS = [(split, kind) for split in SPLITS for kind in (Kind.INPUTS, Kind.TARGETS)]
-# Released from the start whatever the settings, so they may live in the default storage.
-ALWAYS_RELEASED = {
-    (Split.TRAIN, Kind.INPUTS),
-    (Split.TRAIN, Kind.TARGETS),
-    (Split.VAL, Kind.INPUTS),
-}
 
 
 class DatasetFilesError(Exception):
@@ -91,28 +86,6 @@ def storage_alias_for(*, split: str, kind: str) -> StorageAlias:
 # --- Release by the clock ------------------------------------------------------
 
 
-def released_parts(challenge: Challenge, *, now: datetime) -> set[tuple[Split, Kind]]:
-    """The (split, kind) pairs a participant may download at ``now``."""
-    phase = current_phase(challenge, now=now)
-    if phase == Phase.UPCOMING:
-        return set()
-    parts = set(ALWAYS_RELEASED)
-    if phase in (Phase.TEST, Phase.POST):
-        parts.add((Split.VAL, Kind.TARGETS))
-    if (
-        phase in (Phase.TEST, Phase.POST)
-        or challenge.test_inputs_release == TestInputsRelease.AT_START
-    ):
-        parts.add((Split.TEST, Kind.INPUTS))
-    if (
-        phase == Phase.POST
-        and challenge.results_published
-        and challenge.test_targets_release == TestTargetsRelease.AFTER_PUBLICATION
-    ):
-        parts.add((Split.TEST, Kind.TARGETS))
-    return parts
-
-
 def released_files(dataset: Dataset, *, now: datetime) -> list[DatasetFile]:
     """The dataset's stored files released at ``now``, in display order."""
     parts = released_parts(dataset.challenge, now=now)
@@ -122,7 +95,8 @@ def released_files(dataset: Dataset, *, now: datetime) -> list[DatasetFile]:
 
 @dataclass(frozen=True)
 class PartStatus:
-    """One of a dataset's six files as a participant sees it."""
+    """One of a dataset's six files as ``user`` sees it: ``file`` is None unless its
+    details may be shown (policy.file_details_visible), whether it exists or not."""
 
     split: Split
     kind: Kind
@@ -148,7 +122,7 @@ def release_rule(challenge: Challenge, *, split: str, kind: str) -> tuple[str, d
     return "never", None
 
 
-def part_statuses(dataset: Dataset, *, now: datetime) -> list[PartStatus]:
+def part_statuses(dataset: Dataset, *, user, now: datetime) -> list[PartStatus]:
     released = released_parts(dataset.challenge, now=now)
     files = {(f.split, f.kind): f for f in dataset.files.all()}
     return [
@@ -156,20 +130,14 @@ def part_statuses(dataset: Dataset, *, now: datetime) -> list[PartStatus]:
             split,
             kind,
             expected_filename(dataset.name, split, kind),
-            files.get((split, kind)),
+            files.get((split, kind))
+            if file_details_visible(dataset.challenge, split=split, kind=kind, user=user, now=now)
+            else None,
             (split, kind) in released,
             *release_rule(dataset.challenge, split=split, kind=kind),
         )
         for split, kind in PARTS
     ]
-
-
-def visible_datasets(*, user, now: datetime) -> QuerySet[Dataset]:
-    """Datasets of challenges that have started; staff also see upcoming ones."""
-    datasets = Dataset.objects.select_related("challenge")
-    if user.is_staff:
-        return datasets
-    return datasets.filter(challenge__start__lte=now)
 
 
 # --- Checking -----------------------------------------------------------------
@@ -306,10 +274,13 @@ def _storage_name(dataset: Dataset, checked: CheckedFile) -> str:
     )
 
 
-def save_files(dataset: Dataset, checked: list[CheckedFile], *, now: datetime) -> list[CheckedFile]:
+def save_files(
+    dataset: Dataset, checked: list[CheckedFile], *, now: datetime, user=None, via: str = ""
+) -> list[CheckedFile]:
     """Store checked files, replacing those whose content changed; returns what changed.
 
     Old bytes are deleted and dataset_files_changed is sent once the transaction commits.
+    A replaced target file is recorded (who: ``user`` or ``via``) as a ChallengeEvent.
     """
     existing = {(f.split, f.kind): f for f in dataset.files.all()}
     changed, written, obsolete = [], [], []
@@ -339,6 +310,17 @@ def save_files(dataset: Dataset, checked: list[CheckedFile], *, now: datetime) -
                 )
                 if old is not None:
                     obsolete.append((old.storage_alias, old.path))
+                    if item.kind == Kind.TARGETS and old.sha256 != item.sha256:
+                        record_target_change(
+                            dataset=dataset,
+                            filename=item.filename,
+                            split=item.split,
+                            old_sha256=old.sha256,
+                            new_sha256=item.sha256,
+                            user=user,
+                            via=via,
+                            now=now,
+                        )
                 changed.append(item)
             if changed:
                 refresh_shape(dataset)
@@ -350,10 +332,23 @@ def save_files(dataset: Dataset, checked: list[CheckedFile], *, now: datetime) -
     return changed
 
 
-def delete_file(datafile: DatasetFile) -> None:
+def delete_file(
+    datafile: DatasetFile, *, user=None, via: str = "", now: datetime | None = None
+) -> None:
     dataset = datafile.dataset
     with transaction.atomic():
         datafile.delete()
+        if datafile.kind == Kind.TARGETS:
+            record_target_change(
+                dataset=dataset,
+                filename=datafile.filename,
+                split=datafile.split,
+                old_sha256=datafile.sha256,
+                new_sha256="",
+                user=user,
+                via=via,
+                now=now or timezone.now(),
+            )
         refresh_shape(dataset)
         transaction.on_commit(partial(_delete_stored, [(datafile.storage_alias, datafile.path)]))
         transaction.on_commit(partial(on_dataset_files_changed, dataset))

@@ -1,11 +1,51 @@
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils import timezone
+from django.utils.html import format_html, format_html_join
 
 from datasets.forms import DatasetForm
 from datasets.models import Dataset
 
-from .models import Challenge
-from .services import current_phase, set_results_published
+from .models import Challenge, ChallengeEvent, format_utc, publication_refusal
+from .publication import exposure
+from .services import current_phase, publish_results, withdraw_results
+
+VIA_ADMIN = "admin"
+
+
+@admin.register(ChallengeEvent)
+class ChallengeEventAdmin(admin.ModelAdmin):
+    """Read only: events are written by the code that makes the change."""
+
+    list_display = ("at", "challenge", "kind", "who", "via", "summary")
+    list_filter = ("kind", "challenge")
+    list_select_related = ("challenge",)
+    search_fields = ("challenge__slug", "username")
+    fields = ("challenge", "kind", "at", "user", "username", "via", "summary", "detail")
+    readonly_fields = fields
+    date_hierarchy = "at"
+
+    @admin.display(description="Who")
+    def who(self, event):
+        return event.who
+
+    @admin.display(description="What")
+    def summary(self, event):
+        return event.summary
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 class DatasetInline(admin.TabularInline):
@@ -46,33 +86,171 @@ class ChallengeAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ("title",)}
     inlines = [DatasetInline]
     actions = ["publish_results", "unpublish_results"]
+    readonly_fields = ("publication", "history")
     fieldsets = [
         (None, {"fields": ("slug", "title", "description")}),
         ("Dates (UTC)", {"fields": ("start", "test_start", "deadline")}),
         (
             "Release",
-            {"fields": ("test_inputs_release", "test_targets_release", "results_published")},
+            {"fields": ("test_inputs_release", "test_targets_release", "publication")},
         ),
         (
             "Submission limits",
             {"fields": ("val_daily_limit", "test_daily_limit", "test_total_limit")},
         ),
+        ("History of results and target files", {"fields": ("history",)}),
     ]
 
     @admin.display(description="Phase")
     def phase(self, challenge):
         return current_phase(challenge, now=timezone.now()).label
 
-    @admin.action(description="Publish results of the selected challenges")
-    def publish_results(self, request, queryset):
-        changed = set_results_published(queryset, published=True)
-        self.message_user(
-            request, f"Results published for {changed} challenge(s).", messages.SUCCESS
+    @admin.display(description="Results")
+    def publication(self, challenge):
+        """Publication is not a field of the form: the actions (or the buttons above)
+        show what becomes public and ask first."""
+        if challenge.pk is None:
+            return "Not published; publish them from the challenge list after the deadline."
+        if challenge.results_published:
+            text = "Published"
+            if challenge.results_revised_at:
+                text += f"; revised on {format_utc(challenge.results_revised_at)}"
+            return text + ". “Withdraw results…” above hides the test scores again."
+        refusal = publication_refusal(challenge, now=timezone.now())
+        if refusal:
+            return f"Not published. {refusal}"
+        return "Not published yet. “Publish results…” above shows what becomes public."
+
+    @admin.display(description="Recorded")
+    def history(self, challenge):
+        """Publications, withdrawals and replaced target files, newest first (read only)."""
+        if challenge.pk is None:
+            return "–"
+        events = challenge.events.select_related("user")
+        if not events:
+            return "Nothing yet."
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            ((format_utc(e.at), e.get_kind_display(), e.who, e.summary or "–") for e in events),
+        )
+        url = reverse(
+            "admin:challenges_challengeevent_changelist", current_app=self.admin_site.name
+        )
+        return format_html(
+            "<table><thead><tr><th>When</th><th>What</th><th>Who</th><th>Detail</th></tr>"
+            '</thead><tbody>{}</tbody></table><p><a href="{}?challenge__id__exact={}">'
+            "All events of this challenge</a></p>",
+            rows,
+            url,
+            challenge.pk,
         )
 
-    @admin.action(description="Withdraw (unpublish) results of the selected challenges")
+    def get_urls(self):
+        info = self.opts.app_label, self.opts.model_name
+        return [
+            path(
+                "<path:object_id>/publish/",
+                self.admin_site.admin_view(self.publish_view),
+                name="{}_{}_publish".format(*info),
+            ),
+            path(
+                "<path:object_id>/withdraw/",
+                self.admin_site.admin_view(self.withdraw_view),
+                name="{}_{}_withdraw".format(*info),
+            ),
+            *super().get_urls(),
+        ]
+
+    @admin.action(description="Publish results of the selected challenges…", permissions=["change"])
+    def publish_results(self, request, queryset):
+        return self._confirm(request, list(queryset), publish=True, action="publish_results")
+
+    @admin.action(
+        description="Withdraw (unpublish) results of the selected challenges…",
+        permissions=["change"],
+    )
     def unpublish_results(self, request, queryset):
-        changed = set_results_published(queryset, published=False)
-        self.message_user(
-            request, f"Results withdrawn for {changed} challenge(s).", messages.SUCCESS
+        return self._confirm(request, list(queryset), publish=False, action="unpublish_results")
+
+    def publish_view(self, request, object_id):
+        return self._object_view(request, object_id, publish=True)
+
+    def withdraw_view(self, request, object_id):
+        return self._object_view(request, object_id, publish=False)
+
+    def _object_view(self, request, object_id, *, publish: bool):
+        challenge = self.get_object(request, unquote(object_id))
+        if challenge is None:
+            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
+        if not self.has_change_permission(request, challenge):
+            raise PermissionDenied
+        change_url = reverse(
+            f"admin:{self.opts.app_label}_{self.opts.model_name}_change",
+            args=[challenge.pk],
+            current_app=self.admin_site.name,
+        )
+        response = self._confirm(request, [challenge], publish=publish, cancel_url=change_url)
+        return response or HttpResponseRedirect(change_url)
+
+    def _confirm(self, request, challenges, *, publish: bool, action="", cancel_url=""):
+        """Publish or withdraw after a confirmation page listing, per challenge, what
+        becomes public (or hidden again); None when done or when nothing can be done."""
+        now = timezone.now()
+        ready = []
+        for challenge in challenges:
+            if challenge.results_published == publish:
+                state = "already published" if publish else "not published"
+                self.message_user(
+                    request, f"The results of “{challenge}” are {state}.", messages.INFO
+                )
+            elif publish and (refusal := publication_refusal(challenge, now=now)):
+                self.message_user(
+                    request,
+                    f"Cannot publish the results of “{challenge}” yet: {refusal}",
+                    messages.ERROR,
+                )
+            else:
+                ready.append(challenge)
+        if not ready:
+            return None
+        if request.method == "POST" and request.POST.get("post") == "yes":
+            change = publish_results if publish else withdraw_results
+            changed = 0
+            for challenge in ready:
+                try:
+                    changed += change(
+                        challenge=challenge, user=request.user, now=now, via=VIA_ADMIN
+                    )
+                except ValidationError as error:
+                    self.message_user(
+                        request,
+                        f"Cannot publish the results of “{challenge}” yet: {error.messages[0]}",
+                        messages.ERROR,
+                    )
+            done = "published" if publish else "withdrawn"
+            self.message_user(
+                request, f"Results {done} for {changed} challenge(s).", messages.SUCCESS
+            )
+            return None
+        verb = "Publish" if publish else "Withdraw"
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"{verb} results? Check what becomes {'public' if publish else 'hidden'}",
+            "subtitle": None,
+            "opts": self.opts,
+            "publish": publish,
+            "exposures": [exposure(challenge, now=now) for challenge in ready],
+            "action": action,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            "cancel_url": cancel_url
+            or reverse(
+                f"admin:{self.opts.app_label}_{self.opts.model_name}_changelist",
+                current_app=self.admin_site.name,
+            ),
+            "media": self.media,
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(
+            request, "admin/challenges/challenge/publication_confirmation.html", context
         )

@@ -1,6 +1,12 @@
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
-from django.db import models
+from django.db import models, transaction
 from django.db.models import F, Q
+from django.utils import timezone
 
 
 class Phase(models.TextChoices):
@@ -22,6 +28,29 @@ class TestTargetsRelease(models.TextChoices):
     NEVER = "never", "Never"
 
 
+def format_utc(when: datetime) -> str:
+    """``08 Feb 2030 23:59 UTC`` (seconds only when there are some)."""
+    when = when.astimezone(UTC)
+    return when.strftime("%d %b %Y %H:%M:%S UTC" if when.second else "%d %b %Y %H:%M UTC")
+
+
+def publication_refusal(challenge: "Challenge", *, now: datetime) -> str | None:
+    """Why the results of ``challenge`` may not be public at ``now``, or None if they may:
+    never while participants can still submit to the test phase (up to the deadline)."""
+    if now <= challenge.deadline:
+        return f"Results can be published after the deadline, {format_utc(challenge.deadline)}."
+    return None
+
+
+@dataclass(frozen=True)
+class Audit:
+    """Who changes a challenge's publication, and how; recorded as a ChallengeEvent."""
+
+    user: object = None  # a User, or None for commands and code
+    via: str = ""
+    at: datetime | None = None  # default: the moment of saving
+
+
 class Challenge(models.Model):
     slug = models.SlugField(unique=True)
     title = models.CharField(max_length=200)
@@ -32,7 +61,17 @@ class Challenge(models.Model):
         "the final test phase begins."
     )
     deadline = models.DateTimeField(help_text="Last moment (inclusive) of the test phase.")
-    results_published = models.BooleanField(default=False)
+    results_published = models.BooleanField(
+        default=False,
+        help_text="Test scores are public. Only after the deadline; publish or withdraw with "
+        "the actions of the challenge list, which show what becomes public first.",
+    )
+    results_revised_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="Last time target files changed while the results were published.",
+    )
     val_daily_limit = models.PositiveIntegerField(
         null=True,
         blank=True,
@@ -78,3 +117,127 @@ class Challenge(models.Model):
 
     def __str__(self):
         return self.title
+
+    def save(self, *args, audit: Audit | None = None, **kwargs):
+        """Refuse published results before the deadline (by the real clock: a check
+        constraint cannot see it) and record every change of publication as a
+        ChallengeEvent, whoever saves: the admin, import_challenge or code."""
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None or {"results_published", "deadline"} & set(update_fields):
+            self._check_publication()
+        publication_may_change = update_fields is None or "results_published" in update_fields
+        with transaction.atomic():
+            before = False
+            if publication_may_change and self.pk is not None and not self._state.adding:
+                before = (
+                    Challenge.objects.select_for_update()
+                    .filter(pk=self.pk)
+                    .values_list("results_published", flat=True)
+                    .first()
+                ) or False
+            super().save(*args, **kwargs)
+            if publication_may_change and before != self.results_published:
+                from .publication import record_publication
+
+                record_publication(self, audit=audit or Audit(via="Challenge.save()"))
+
+    def clean(self):
+        super().clean()
+        if self.deadline is not None:
+            self._check_publication()
+
+    def _check_publication(self) -> None:
+        """ValidationError if the results are published before the deadline (real clock).
+
+        The error is the deadline's when the results already were published (a form
+        moving it into the future), else results_published's (publishing too early)."""
+        if not self.results_published:
+            return
+        refusal = publication_refusal(self, now=timezone.now())
+        if refusal is None:
+            return
+        was_published = (
+            self.pk is not None
+            and not self._state.adding
+            and Challenge.objects.filter(pk=self.pk, results_published=True).exists()
+        )
+        if was_published:
+            message = (
+                "The results are published, so the deadline must have passed: withdraw "
+                f"them before moving it to {format_utc(self.deadline)}."
+            )
+            raise ValidationError({"deadline": message}, code="published")
+        raise ValidationError({"results_published": refusal}, code="too_early")
+
+
+class EventKind(models.TextChoices):
+    PUBLISHED = "published", "Results published"
+    WITHDRAWN = "withdrawn", "Results withdrawn"
+    TARGETS_REPLACED = "targets_replaced", "Target file replaced"
+    TARGETS_DELETED = "targets_deleted", "Target file deleted"
+
+
+class ChallengeEvent(models.Model):
+    """What happened to a challenge's results and target files: who, when, what.
+
+    Written by the code that makes the change (Challenge.save, datasets.services);
+    staff read them in the admin, nobody edits them."""
+
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=24, choices=EventKind)
+    at = models.DateTimeField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Empty for a command (import_challenge) or code.",
+    )
+    username = models.CharField(
+        max_length=150, blank=True, help_text="The user's name then (kept if the user goes)."
+    )
+    via = models.CharField(
+        max_length=40, blank=True, help_text="admin action, dataset admin, import_challenge, …"
+    )
+    detail = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=EventKind.values), name="challengeevent_kind_valid"
+            ),
+        ]
+        indexes = [
+            # A challenge's history, newest first (the admin inline).
+            models.Index(F("challenge"), F("at").desc(), name="challengeevent_recent_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.challenge} · {self.get_kind_display()} · {self.at:%Y-%m-%d %H:%M}"
+
+    @property
+    def who(self) -> str:
+        return self.username or self.via or "–"
+
+    @property
+    def summary(self) -> str:
+        """One line of what changed, for the admin."""
+        detail = self.detail or {}
+        if self.kind in (EventKind.TARGETS_REPLACED, EventKind.TARGETS_DELETED):
+            text = f"{detail.get('file', '?')} ({detail.get('split', '?')} split): "
+            old, new = detail.get("old_sha256", ""), detail.get("new_sha256", "")
+            text += f"sha256 {old[:12]}… → {new[:12]}…" if new else f"sha256 {old[:12]}… deleted"
+            if detail.get("results_revised"):
+                text += "; published results revised"
+            return text
+        parts = []
+        for dataset in detail.get("datasets", []):
+            files = ", ".join(dataset.get("test_targets", [])) or "no file"
+            entries, scores = dataset["test_entries"], dataset["test_scores"]
+            parts.append(
+                f"{dataset['name']}: {entries} test {'entry' if entries == 1 else 'entries'}, "
+                f"{scores} score{'' if scores == 1 else 's'}; test targets released: {files}"
+            )
+        return "; ".join(parts)

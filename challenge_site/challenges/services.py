@@ -1,11 +1,13 @@
-"""The challenge clock: phases and milestones, as functions of an explicit `now`."""
+"""The challenge clock (phases and milestones, as functions of an explicit `now`), and
+publishing results: only after the deadline, every change recorded as a ChallengeEvent."""
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import QuerySet
+from django.core.exceptions import ValidationError
+from django.db import transaction
 
-from .models import Challenge, Phase
+from .models import Audit, Challenge, ChallengeEvent, EventKind, Phase, publication_refusal
 
 
 @dataclass(frozen=True)
@@ -51,14 +53,77 @@ def next_milestone(challenge: Challenge, *, now: datetime) -> Milestone | None:
     return next((m for m in timeline(challenge, now=now) if not m.passed), None)
 
 
-def visible_challenges(*, user, now: datetime) -> QuerySet[Challenge]:
-    """Challenges ``user`` may see at ``now``: all of them, upcoming ones included (announced).
+def publish_results(*, challenge: Challenge, user, now: datetime, via: str = "") -> bool:
+    """Make the test scores of ``challenge`` public; False if they already were.
 
-    Their datasets stay hidden until start: see datasets.services.visible_datasets.
+    ValidationError (saying when they can be) before the deadline. Challenge.save
+    refuses as well, by the real clock, and records the ChallengeEvent.
     """
-    return Challenge.objects.all()
+    return _set_published(challenge, True, user=user, now=now, via=via)
 
 
-def set_results_published(challenges: QuerySet[Challenge], *, published: bool) -> int:
-    """Publish or withdraw results; returns how many challenges changed."""
-    return challenges.exclude(results_published=published).update(results_published=published)
+def withdraw_results(*, challenge: Challenge, user, now: datetime, via: str = "") -> bool:
+    """Hide the test scores of ``challenge`` again; False if they were not public."""
+    return _set_published(challenge, False, user=user, now=now, via=via)
+
+
+def _set_published(challenge: Challenge, published: bool, *, user, now, via) -> bool:
+    if published and (refusal := publication_refusal(challenge, now=now)):
+        raise ValidationError(refusal, code="too_early")
+    with transaction.atomic():
+        current = (
+            Challenge.objects.select_for_update()
+            .values_list("results_published", flat=True)
+            .get(pk=challenge.pk)
+        )
+        if current == published:
+            challenge.results_published = published
+            return False
+        challenge.results_published = published
+        challenge.save(
+            update_fields=["results_published", "updated"], audit=Audit(user=user, via=via, at=now)
+        )
+    return True
+
+
+def record_target_change(
+    *,
+    dataset,
+    filename: str,
+    split: str,
+    old_sha256: str,
+    new_sha256: str,
+    user=None,
+    via: str = "",
+    now: datetime,
+) -> ChallengeEvent:
+    """Record that a stored target file was replaced (``new_sha256``) or deleted (empty).
+
+    While the challenge's results are published, the scores they show change with the
+    targets: the challenge is marked revised at ``now`` ("Results revised on …").
+    """
+    challenge = dataset.challenge
+    revised = bool(
+        Challenge.objects.filter(pk=challenge.pk)
+        .values_list("results_published", flat=True)
+        .first()
+    )
+    if revised:
+        Challenge.objects.filter(pk=challenge.pk).update(results_revised_at=now)
+        challenge.results_revised_at = now
+    return ChallengeEvent.objects.create(
+        challenge=challenge,
+        kind=EventKind.TARGETS_REPLACED if new_sha256 else EventKind.TARGETS_DELETED,
+        at=now,
+        user=user if getattr(user, "pk", None) else None,
+        username=user.get_username() if getattr(user, "pk", None) else "",
+        via=via,
+        detail={
+            "dataset": dataset.name,
+            "file": filename,
+            "split": str(split),
+            "old_sha256": old_sha256,
+            "new_sha256": new_sha256,
+            "results_revised": revised,
+        },
+    )

@@ -1,10 +1,15 @@
+from datetime import UTC, datetime
+
 import pytest
+import time_machine
 from django.contrib.auth.models import User
 from django.urls import reverse
 
 from challenge_site.challenges.models import Challenge
 from datasets.models import Dataset
 from tests.factories import make_challenge
+
+AFTER_DEADLINE = datetime(2030, 3, 1, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -14,14 +19,22 @@ def admin_client(client, db):
 
 
 def test_publish_and_unpublish_actions(admin_client):
+    """After the deadline, once confirmed (see test_publication for the guard and the page)."""
     first, second = make_challenge(slug="a"), make_challenge(slug="b")
     url = reverse("admin:challenges_challenge_changelist")
-    response = admin_client.post(
-        url, {"action": "publish_results", "_selected_action": [first.pk, second.pk]}, follow=True
-    )
-    assert "Results published for 2 challenge(s)." in response.content.decode()
-    assert list(Challenge.objects.values_list("results_published", flat=True)) == [True, True]
-    admin_client.post(url, {"action": "unpublish_results", "_selected_action": [first.pk]})
+    selected = {"_selected_action": [first.pk, second.pk]}
+    with time_machine.travel(AFTER_DEADLINE, tick=False):
+        admin_client.force_login(User.objects.get(username="admin"))
+        response = admin_client.post(url, {"action": "publish_results", **selected})
+        assert "Yes, publish the results" in response.content.decode()
+        response = admin_client.post(
+            url, {"action": "publish_results", "post": "yes", **selected}, follow=True
+        )
+        assert "Results published for 2 challenge(s)." in response.content.decode()
+        assert list(Challenge.objects.values_list("results_published", flat=True)) == [True, True]
+        admin_client.post(
+            url, {"action": "unpublish_results", "post": "yes", "_selected_action": [first.pk]}
+        )
     first.refresh_from_db(), second.refresh_from_db()
     assert (first.results_published, second.results_published) == (False, True)
 

@@ -1,13 +1,15 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import time_machine
 
 from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.services import (
     current_phase,
     next_milestone,
-    set_results_published,
+    publish_results,
     timeline,
+    withdraw_results,
 )
 from tests.factories import DEADLINE, START, TEST_START, make_challenge
 
@@ -44,13 +46,16 @@ def test_timeline_marks_passed_dates_consistently_with_the_phase(challenge):
     assert [m.when for m in timeline(challenge, now=TEST_START)] == [START, TEST_START, DEADLINE]
 
 
-def test_set_results_published_counts_only_changed_rows(db):
-    make_challenge(slug="a", results_published=True)
-    make_challenge(slug="b")
-    make_challenge(slug="c")
-    assert set_results_published(Challenge.objects.all(), published=True) == 2
-    assert set(Challenge.objects.values_list("results_published", flat=True)) == {True}
-    assert set_results_published(Challenge.objects.filter(slug="a"), published=False) == 1
+def test_publish_and_withdraw_say_whether_anything_changed(db):
+    with time_machine.travel(DEADLINE + SECOND, tick=False):
+        a = make_challenge(slug="a", results_published=True)
+        b = make_challenge(slug="b")
+        now = DEADLINE + SECOND
+        assert publish_results(challenge=a, user=None, now=now) is False
+        assert publish_results(challenge=b, user=None, now=now) is True
+        assert set(Challenge.objects.values_list("results_published", flat=True)) == {True}
+        assert withdraw_results(challenge=a, user=None, now=now) is True
+        assert withdraw_results(challenge=a, user=None, now=now) is False
     assert Challenge.objects.get(slug="a").results_published is False
 
 

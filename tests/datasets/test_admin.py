@@ -1,10 +1,9 @@
 import pytest
 from django.contrib.auth.models import User
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from datasets.models import Dataset, DatasetFile
-from tests.factories import dataset_files, make_dataset
+from tests.factories import dataset_admin_form, dataset_files, make_dataset
 
 
 @pytest.fixture
@@ -13,32 +12,10 @@ def admin_client(client, db):
     return client
 
 
-def _form(challenge, files, **overrides):
-    data = {
-        "challenge": challenge.pk,
-        "name": "gaze",
-        "task": "regression",
-        "description": "",
-        "position": "0",
-        "log_base": "2.718281828459045",
-        "allow_samples": "on",
-        "min_quantile_gap": "0",
-        "nmse_normaliser": "evaluated",
-        "ranking_loss": "",
-        "files-TOTAL_FORMS": "0",
-        "files-INITIAL_FORMS": "0",
-        "files-MIN_NUM_FORMS": "0",
-        "files-MAX_NUM_FORMS": "0",
-        "upload": [SimpleUploadedFile(name, data, "text/plain") for name, data in files.items()],
-    }
-    data.update(overrides)
-    return data
-
-
 def test_upload_all_files_when_adding_a_dataset(admin_client, challenge, storage_roots):
     files = dataset_files("gaze", task="regression", sizes=(6, 4, 5), dim=3)
     response = admin_client.post(
-        reverse("admin:datasets_dataset_add"), _form(challenge, files), follow=True
+        reverse("admin:datasets_dataset_add"), dataset_admin_form(challenge, files), follow=True
     )
     assert "Stored gaze_train_inputs.txt" in response.content.decode()
     dataset = Dataset.objects.get()
@@ -56,7 +33,9 @@ def test_bad_upload_is_shown_with_file_and_line_and_nothing_is_stored(admin_clie
         "gaze_train_targets.txt": b"1\n2\n",
         "readme.txt": b"hi",
     }
-    response = admin_client.post(reverse("admin:datasets_dataset_add"), _form(challenge, files))
+    response = admin_client.post(
+        reverse("admin:datasets_dataset_add"), dataset_admin_form(challenge, files)
+    )
     page = response.content.decode()
     assert response.status_code == 200
     assert "gaze_train_inputs.txt:2: expected 2 numbers (as on line 1), found 1" in page
@@ -69,13 +48,13 @@ def test_replacing_one_file_is_checked_against_the_others(admin_client, challeng
     url = reverse("admin:datasets_dataset_change", args=[dataset.pk])
     initial = {f"files-{i}-id": f.pk for i, f in enumerate(dataset.files.all())}
     management = {"files-TOTAL_FORMS": "6", "files-INITIAL_FORMS": "6", **initial}
-    data = _form(challenge, {"gaze_val_targets.txt": b"1\n2\n"}, **management)
+    data = dataset_admin_form(challenge, {"gaze_val_targets.txt": b"1\n2\n"}, **management)
     response = admin_client.post(url, data)
     assert (
         "gaze_val_targets.txt: expected 4 rows (one per row of gaze_val_inputs.txt), found 2"
         in response.content.decode()
     )
-    data = _form(challenge, {"gaze_val_targets.txt": b"1\n2\n3\n4\n"}, **management)
+    data = dataset_admin_form(challenge, {"gaze_val_targets.txt": b"1\n2\n3\n4\n"}, **management)
     assert admin_client.post(url, data).status_code == 302
     assert dataset.files.get(split="val", kind="targets").rows == 4
 
@@ -83,7 +62,7 @@ def test_replacing_one_file_is_checked_against_the_others(admin_client, challeng
 def test_changing_the_task_rechecks_stored_targets(admin_client, challenge):
     dataset = make_dataset(challenge, sizes=(6, 4, 5))
     initial = {f"files-{i}-id": f.pk for i, f in enumerate(dataset.files.all())}
-    data = _form(
+    data = dataset_admin_form(
         challenge,
         {},
         task="classification",
@@ -103,7 +82,9 @@ def test_deleting_a_stored_file_in_the_admin(
 ):
     dataset = make_dataset(challenge, sizes=(6, 4, 5))
     files = list(dataset.files.all())
-    data = _form(challenge, {}, **{"files-TOTAL_FORMS": "6", "files-INITIAL_FORMS": "6"})
+    data = dataset_admin_form(
+        challenge, {}, **{"files-TOTAL_FORMS": "6", "files-INITIAL_FORMS": "6"}
+    )
     for i, datafile in enumerate(files):
         data[f"files-{i}-id"] = datafile.pk
         data[f"files-{i}-dataset"] = dataset.pk

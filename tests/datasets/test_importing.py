@@ -1,10 +1,13 @@
+import hashlib
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import time_machine
 from django.core.management import CommandError, call_command
 
-from challenge_site.challenges.models import Challenge
+from challenge_site.challenges.models import Challenge, ChallengeEvent, EventKind
 from datasets.importing import ImportProblems, import_challenge
 from datasets.models import Dataset, DatasetFile
 from tests.factories import dataset_files, write_challenge_folder
@@ -285,3 +288,76 @@ def test_the_readme_example_imports(tmp_path):
         None,
     )
     assert challenge.datasets.get().effective_ranking_loss == "nlpd"
+
+
+# --- Publication guard (issue 10, finding 9) ------------------------------------------
+
+FUTURE = TOML.replace("2004-", "2030-")  # deadline 2030-12-10T23:59:59Z
+
+
+@pytest.mark.django_db
+def test_results_published_before_the_deadline_are_refused_saying_when(folder):
+    (folder / "challenge.toml").write_text(
+        FUTURE.replace("results_published = false", "results_published = true")
+    )
+    with time_machine.travel(datetime(2030, 12, 10, 23, 59, 59, tzinfo=UTC), tick=False):
+        problems = _problems(folder)
+        with pytest.raises(CommandError, match="after the deadline, 10 Dec 2030 23:59:59 UTC"):
+            call_command("import_challenge", str(folder))
+    assert problems == [
+        f"{folder / 'challenge.toml'}: key 'results_published': "
+        "Results can be published after the deadline, 10 Dec 2030 23:59:59 UTC."
+    ]
+    assert not Challenge.objects.exists() and not DatasetFile.objects.exists()
+
+
+@pytest.mark.django_db
+def test_publication_and_replaced_targets_by_import_are_recorded(folder):
+    (folder / "challenge.toml").write_text(FUTURE)
+    with time_machine.travel(datetime(2030, 12, 1, tzinfo=UTC), tick=False):
+        import_challenge(folder)
+    assert not ChallengeEvent.objects.exists()  # new files replace nothing
+
+    published = FUTURE.replace("results_published = false", "results_published = true")
+    (folder / "challenge.toml").write_text(published)
+    old = DatasetFile.objects.get(dataset__name="gaze", split="test", kind="targets").sha256
+    (folder / "gaze" / "gaze_test_targets.txt").write_bytes(b"1\n2\n3\n4\n")
+    after = datetime(2030, 12, 11, tzinfo=UTC)
+    with time_machine.travel(after, tick=False):
+        summary = import_challenge(folder)
+    assert summary[1:] == [
+        "  dataset gaze: gaze_test_targets.txt",
+        "  dataset catalysis: no file changed",
+        "  results published",
+    ]
+    challenge = Challenge.objects.get()
+    # The targets changed before the results were published: nothing published was revised.
+    assert (challenge.results_published, challenge.results_revised_at) == (True, None)
+    replaced, publication = ChallengeEvent.objects.order_by("id")
+    assert (replaced.kind, replaced.user, replaced.via, replaced.at) == (
+        EventKind.TARGETS_REPLACED,
+        None,
+        "import_challenge",
+        after,
+    )
+    assert replaced.detail["old_sha256"] == old
+    assert replaced.detail["new_sha256"] == hashlib.sha256(b"1\n2\n3\n4\n").hexdigest()
+    assert (publication.kind, publication.user, publication.via) == (
+        EventKind.PUBLISHED,
+        None,
+        "import_challenge",
+    )
+
+    # A correction once published revises the results.
+    (folder / "gaze" / "gaze_test_targets.txt").write_bytes(b"4\n3\n2\n1\n")
+    later = datetime(2031, 1, 5, tzinfo=UTC)
+    with time_machine.travel(later, tick=False):
+        import_challenge(folder)
+    challenge.refresh_from_db()
+    assert challenge.results_revised_at == later
+    assert ChallengeEvent.objects.latest("id").detail["results_revised"] is True
+
+    (folder / "challenge.toml").write_text(FUTURE)
+    with time_machine.travel(later, tick=False):
+        assert import_challenge(folder)[-1] == "  results withdrawn"
+    assert ChallengeEvent.objects.latest("id").kind == EventKind.WITHDRAWN

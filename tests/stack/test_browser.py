@@ -280,11 +280,20 @@ def test_organiser_creates_a_challenge_moves_it_to_test_and_publishes(
         expect(switches).to_contain_text("Test (published with the results)")
         expect(switches.get_by_role("link", name="Test", exact=True)).to_have_count(0)
 
+        # Results are published only after the deadline: the organiser ends the test phase.
+        page.goto("/admin/challenges/challenge/")
+        page.get_by_role("link", name="Waves", exact=True).click()
+        _fill_datetime(page, "deadline", datetime.now(UTC) - timedelta(seconds=2))
+        page.locator("input[name=_save]").click()
+        expect(page.locator(".messagelist")).to_contain_text("was changed successfully")
+
         page.goto("/admin/challenges/challenge/")
         row = page.locator("#result_list tr", has_text="Waves")
         row.locator("input.action-select").check()
         page.locator("select[name=action]").select_option("publish_results")
         page.locator("button[name=index]").click()
+        expect(page.locator("#content")).to_contain_text("Becoming public:")  # asked first
+        page.get_by_role("button", name="Yes, publish the results").click()
         expect(page.locator(".messagelist")).to_contain_text(
             "Results published for 1 challenge(s)."
         )
