@@ -1,15 +1,19 @@
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
+from challenge_site.throttling import rate_limited
+
 from .forms import ProfileForm, SignUpForm
 from .services import existing_token, profile_for, regenerate_token
 
 
+@rate_limited("signup", title="Too many sign-ups", what="sign-up forms sent")
 @require_http_methods(["GET", "POST"])
 def signup(request):
     if request.user.is_authenticated:
@@ -21,6 +25,12 @@ def signup(request):
         messages.success(request, f"Welcome, {user.get_username()}: your account is ready.")
         return redirect("home")
     return render(request, "accounts/signup.html", {"form": form})
+
+
+# Every request sends an e-mail: limited per address (PASSWORD_RESET_RATE).
+password_reset = rate_limited(
+    "password_reset", title="Too many password resets", what="password-reset requests"
+)(auth_views.PasswordResetView.as_view())
 
 
 @login_required
