@@ -8,6 +8,7 @@ variable, rather than being silently replaced by a default.
 
 import json
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -135,6 +136,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "axes",
+    "csp",
     "challenge_site.accounts",
     "challenge_site.challenges",
     "datasets",
@@ -144,6 +147,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "challenge_site.middleware.RejectNulBytesMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -151,6 +155,12 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Content-Security-Policy, then (answers pass outwards, so the other way round) the
+    # headers of answers that depend on who asks, then django-axes' lock-out page (last,
+    # as axes requires). See "Content-Security-Policy and caching" and "Throttling" below.
+    "csp.middleware.CSPMiddleware",
+    "challenge_site.headers.PrivateAnswersMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "challenge_site.urls"
@@ -248,6 +258,21 @@ SUBMISSION_MAX_ZIP_ENTRIES = env_int("SUBMISSION_MAX_ZIP_ENTRIES", 100, minimum=
 SUBMISSION_SCORING_TIMEOUT = env_int("SUBMISSION_SCORING_TIMEOUT", 600, minimum=10)
 SUBMISSION_MAX_ATTEMPTS = env_int("SUBMISSION_MAX_ATTEMPTS", 3, minimum=1)
 SUBMISSION_SWEEP_INTERVAL = env_int("SUBMISSION_SWEEP_INTERVAL", 60, minimum=1)
+# Memory: a scoring run in a worker's pool process may grow its address space by at most
+# SUBMISSION_MAX_MEMORY_BYTES (RLIMIT_AS, set for the run only; more ends it as failed),
+# and a pool process whose resident memory exceeds CELERY_WORKER_MAX_MEMORY_PER_CHILD
+# (in KB, Celery's unit) after a task is replaced by a fresh one.
+SUBMISSION_MAX_MEMORY_BYTES = env_int("SUBMISSION_MAX_MEMORY_BYTES", 1024**3, minimum=1)
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = env_int(
+    "CELERY_WORKER_MAX_MEMORY_PER_CHILD", 1024 * 1024, minimum=1
+)
+# Uploads of one user found invalid or failed (any challenge, any dataset) per UTC day;
+# further uploads that day are refused. Zips of invalid submissions are deleted this
+# many days after they were found invalid (their error reports stay).
+SUBMISSION_MAX_REJECTED_PER_DAY = env_int("SUBMISSION_MAX_REJECTED_PER_DAY", 50, minimum=1)
+SUBMISSION_INVALID_ZIP_RETENTION_DAYS = env_int(
+    "SUBMISSION_INVALID_ZIP_RETENTION_DAYS", 7, minimum=1
+)
 
 # --- E-mail -----------------------------------------------------------------
 
@@ -281,6 +306,96 @@ SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 
+# --- Throttling -------------------------------------------------------------------
+# Log-in (the site's form and the admin's): django-axes counts failed log-ins in the
+# database, per user name and per client address separately. LOGIN_FAILURE_LIMIT
+# failures lock that user name (from anywhere) and that address (for any user name)
+# out for LOGIN_COOLOFF_MINUTES after the last failure: the right password is refused
+# too, with a 429 page and Retry-After. Staff can lift a lock in the admin (Axes,
+# "Access attempts") or with `manage.py axes_reset_username NAME`.
+# The API (DRF throttles), sign-up and password reset are limited by rates
+# "N/second|minute|hour|day" ("off": no limit), counted in Django's cache: per process
+# with the default local-memory cache, for the whole site with a shared cache.
+# Client addresses: REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT reverse proxies that
+# append to X-Forwarded-For, the address the outermost one saw (see throttling.py).
+
+_RATE_PERIODS = ("second", "minute", "hour", "day")
+
+
+def env_rate(name, default):
+    """A rate such as "60/minute" (as DRF reads it), or None for "off"."""
+    value = env_str(name, default)
+    if value.lower() == "off":
+        return None
+    number, _, period = value.partition("/")
+    if not (number.isdigit() and int(number) > 0 and period in _RATE_PERIODS):
+        raise ImproperlyConfigured(
+            f"{name} must be N/second, N/minute, N/hour or N/day (N at least 1), or off; "
+            f"got {value!r}"
+        )
+    return value
+
+
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
+
+LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+LOGIN_COOLOFF_MINUTES = env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1)
+AUTHENTICATION_BACKENDS = [
+    # Refuses every log-in of a locked-out user name or address; logs no one in itself.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_ENABLED = True
+AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_COOLOFF_MINUTES)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# Attempts made during a lock-out are refused without being stored: the lock ends
+# LOGIN_COOLOFF_MINUTES after the failure that caused it, and a client hammering a
+# locked form writes nothing.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# A successful log-in does not wipe the failures (which would also wipe those of other
+# user names tried from the same address).
+AXES_RESET_ON_SUCCESS = False
+# Failures are kept while they count (expired ones are deleted as log-ins come);
+# successful log-ins are not logged (axes' AccessLog would grow with every one).
+AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False  # no banner at every start; failures and lock-outs are still logged
+AXES_CLIENT_IP_CALLABLE = "challenge_site.throttling.axes_client_address"
+AXES_LOCKOUT_CALLABLE = "challenge_site.throttling.login_locked_out"
+
+# Read on every request (tests lower them with the settings fixture).
+RATE_LIMITS = {
+    # The API, per user for requests with a token or session, per address otherwise.
+    "api_user": env_rate("API_THROTTLE_USER", "300/minute"),
+    "api_anon": env_rate("API_THROTTLE_ANON", "120/minute"),
+    # API requests that change something (today: uploads), per user, on top of the above.
+    "api_upload": env_rate("API_THROTTLE_UPLOAD", "60/minute"),
+    # Sign-up and password-reset forms sent (POST), per address.
+    "signup": env_rate("SIGNUP_RATE", "10/hour"),
+    "password_reset": env_rate("PASSWORD_RESET_RATE", "5/hour"),
+}
+
+# --- Content-Security-Policy and caching ----------------------------------------------
+# django-csp sends this policy with every answer: no inline script or style anywhere
+# (pages load static/js and static/css only). SVG drawings (plots) are the exception:
+# challenge_site/headers.py allows inline styles in them, which matplotlib writes.
+# The same middleware marks every answer to a request with a session cookie, an
+# Authorization header or a logged-in user "Cache-Control: private, no-store", and
+# every answer "Vary: Cookie, Authorization".
+
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'"],
+    }
+}
+
 # --- REST framework -----------------------------------------------------------
 
 REST_FRAMEWORK = {
@@ -290,6 +405,12 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # Rates: RATE_LIMITS above (api_*); a throttled request gets 429 with Retry-After.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "challenge_site.throttling.UserApiThrottle",
+        "challenge_site.throttling.AnonApiThrottle",
+        "challenge_site.throttling.UploadApiThrottle",
+    ],
 }
 
 # --- Celery -------------------------------------------------------------------
@@ -321,6 +442,8 @@ CELERY_BEAT_SCHEDULE = {
         "task": "submissions.sweep",
         "schedule": float(SUBMISSION_SWEEP_INTERVAL),
     },
+    # Deletes zips of invalid submissions older than SUBMISSION_INVALID_ZIP_RETENTION_DAYS.
+    "purge-invalid-zips": {"task": "submissions.purge_invalid_zips", "schedule": 3600.0},
 }
 
 # --- Logging ------------------------------------------------------------------

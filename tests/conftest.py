@@ -4,7 +4,7 @@ import pytest
 from django.core.cache import cache
 
 from challenge_site.celery import app
-from tests.factories import make_challenge
+from tests.factories import make_challenge, make_dataset, make_user, make_zip
 
 # tests/stack needs gunicorn, Celery, PostgreSQL and Redis: `make test-stack` runs it on
 # its own (with --confcutdir=tests/stack, so this file and this list do not apply there).
@@ -66,3 +66,41 @@ def challenge(db):
 @pytest.fixture
 def in_validation():
     return datetime(2030, 1, 20, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def staff(db):
+    return make_user("org", is_staff=True)
+
+
+@pytest.fixture
+def gaze(challenge):
+    """Regression dataset, natural logarithms: 6 training, 4 validation, 5 test rows."""
+    return make_dataset(challenge, "gaze", task="regression")
+
+
+@pytest.fixture
+def submit_zip(django_capture_on_commit_callbacks):
+    """A zip of ``files`` through services.submit, scored by the pipeline on commit as
+    in production (the dataset inferred from the file names unless named); the form's
+    fields as in tests.submissions.helpers.form_data unless given."""
+    from challenge_site.submissions import services
+    from tests.submissions.helpers import form_data
+
+    def run(user, challenge, files, *, now, dataset_name=None, **fields):
+        values = form_data(challenge, make_zip(files), **fields)
+        with django_capture_on_commit_callbacks(execute=True):
+            submission = services.submit(
+                user=user,
+                challenge=challenge,
+                dataset_name=dataset_name,
+                method=values["method"],
+                description=values["description"],
+                authors=values["authors"],
+                upload=values["file"],
+                now=now,
+            )
+        submission.refresh_from_db()
+        return submission
+
+    return run

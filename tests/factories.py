@@ -1,5 +1,7 @@
 """Small real objects for tests: challenges, and datasets whose files pass the scoring parser."""
 
+import io
+import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,6 +16,22 @@ from datasets.services import check_files, save_files
 START = datetime(2030, 1, 10, tzinfo=UTC)
 TEST_START = datetime(2030, 2, 1, tzinfo=UTC)
 DEADLINE = datetime(2030, 2, 8, 23, 59, 59, tzinfo=UTC)
+# Moments in make_challenge's phases, for time_machine.
+BEFORE_START = datetime(2030, 1, 5, tzinfo=UTC)
+VALIDATION = datetime(2030, 1, 20, 12, 0, tzinfo=UTC)
+TEST_PHASE = datetime(2030, 2, 3, 12, 0, tzinfo=UTC)
+AFTER = datetime(2030, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def make_zip(
+    files: dict[str, bytes], *, compression=zipfile.ZIP_DEFLATED, level: int | None = None
+) -> bytes:
+    """A zip of ``{name: content}``, built in memory."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=compression, compresslevel=level) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
 
 
 def make_challenge(**fields) -> Challenge:
@@ -85,3 +103,29 @@ def make_user(username: str, *, display_name: str = "", is_staff: bool = False) 
     if display_name:
         Profile.objects.create(user=user, display_name=display_name)
     return user
+
+
+def dataset_admin_form(challenge, files: dict[str, bytes], **overrides) -> dict:
+    """The dataset admin page's form (no inline file rows) with ``files`` to upload; the
+    dataset "gaze" (regression) unless ``overrides`` say otherwise."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    data = {
+        "challenge": challenge.pk,
+        "name": "gaze",
+        "task": "regression",
+        "description": "",
+        "position": "0",
+        "log_base": "2.718281828459045",
+        "allow_samples": "on",
+        "min_quantile_gap": "0",
+        "nmse_normaliser": "evaluated",
+        "ranking_loss": "",
+        "files-TOTAL_FORMS": "0",
+        "files-INITIAL_FORMS": "0",
+        "files-MIN_NUM_FORMS": "0",
+        "files-MAX_NUM_FORMS": "0",
+        "upload": [SimpleUploadedFile(name, data, "text/plain") for name, data in files.items()],
+    }
+    data.update(overrides)
+    return data

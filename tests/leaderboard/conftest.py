@@ -20,57 +20,18 @@ def alan(db):
 
 
 @pytest.fixture
-def staff(db):
-    return make_user("org", is_staff=True)
-
-
-@pytest.fixture
 def catalysis(challenge):
     """Classification, base-10 logarithms as in 2004: 6 training, 4 validation, 5 test rows."""
     return make_dataset(challenge, "catalysis", task="classification", seed=3, log_base=10.0)
 
 
-@pytest.fixture
-def gaze(challenge):
-    """Regression, natural logarithms."""
-    return make_dataset(challenge, "gaze", task="regression")
-
-
 @pytest.fixture(autouse=True)
 def clock():
     """Pages are requested after the deadline unless a test travels elsewhere."""
-    from .helpers import AFTER
+    from tests.factories import AFTER
 
     with time_machine.travel(AFTER, tick=False):
         yield
-
-
-@pytest.fixture
-def submit(django_capture_on_commit_callbacks):
-    """A zip through the submission service, scored by the pipeline on commit."""
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    from challenge_site.submissions import services
-
-    from .helpers import make_zip
-
-    def run(user, dataset, files, *, now, method="Method", authors="", description=""):
-        upload = SimpleUploadedFile("p.zip", make_zip(files), content_type="application/zip")
-        with django_capture_on_commit_callbacks(execute=True):
-            submission = services.submit(
-                user=user,
-                challenge=dataset.challenge,
-                dataset_name=dataset.name,
-                method=method,
-                description=description,
-                authors=authors,
-                upload=upload,
-                now=now,
-            )
-        submission.refresh_from_db()
-        return submission
-
-    return run
 
 
 @pytest.fixture

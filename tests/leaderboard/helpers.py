@@ -2,21 +2,16 @@
 writes them (one row per split and loss, NULL for n/a, +inf kept), or real zips."""
 
 import html
-import io
 import math
 import re
-import zipfile
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from challenge_site.challenges.services import current_phase
 from challenge_site.submissions.models import Score, Status, Submission
 from challenge_site.submissions.services import MARKS
+from tests.factories import VALIDATION
 
 INF = math.inf
-VALIDATION = datetime(2030, 1, 20, 12, 0, tzinfo=UTC)
-TEST_PHASE = datetime(2030, 2, 3, 12, 0, tzinfo=UTC)
-AFTER = datetime(2030, 3, 1, 12, 0, tzinfo=UTC)
-BEFORE_START = datetime(2030, 1, 5, tzinfo=UTC)
 
 
 def cls(nlp, zero_one, *, lift=0.5, brier=0.2, ece=0.1) -> dict:
@@ -78,14 +73,6 @@ def add_entry(
 def at(minutes: int) -> datetime:
     """A validation-phase time, ``minutes`` after VALIDATION."""
     return VALIDATION + timedelta(minutes=minutes)
-
-
-def make_zip(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
 
 
 ROW_RE = re.compile(r'<tr[^>]*>\s*<td class="num">[^<]*</td>\s*<th scope="row">.*?</tr>', re.S)

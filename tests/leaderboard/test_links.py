@@ -3,9 +3,8 @@
 import time_machine
 from django.test import Client
 
+from tests.factories import BEFORE_START
 from tests.pages import page_text
-
-from .helpers import BEFORE_START
 
 BOARD = "/challenges/demo/datasets/catalysis/leaderboard/"
 

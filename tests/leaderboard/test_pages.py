@@ -9,21 +9,10 @@ from django.test import Client
 
 from challenge_site.leaderboard import services
 from challenge_site.submissions.models import Status
-from tests.factories import dataset_files, make_dataset
+from tests.factories import AFTER, TEST_PHASE, VALIDATION, dataset_files, make_dataset
 from tests.pages import page_text
 
-from .helpers import (
-    AFTER,
-    INF,
-    TEST_PHASE,
-    VALIDATION,
-    add_entry,
-    at,
-    cls,
-    page_ids,
-    point_only_cls,
-    reg,
-)
+from .helpers import INF, add_entry, at, cls, page_ids, point_only_cls, reg
 
 URL = "/challenges/demo/datasets/catalysis/leaderboard/"
 
@@ -94,7 +83,7 @@ def test_information_gain_beside_the_ranking_loss(challenge, ada, grace, base, u
     assert "0.9 0 " in text  # the baseline itself
 
 
-def test_information_gain_of_pipeline_scores_by_hand(challenge, ada, submit, score_baseline):
+def test_information_gain_of_pipeline_scores_by_hand(challenge, ada, submit_zip, score_baseline):
     """Base 2: predicting 1/2 everywhere costs exactly 1 bit per example; the baseline
     predicts the training frequency f of class +1."""
     dataset = make_dataset(challenge, "catalysis", task="classification", seed=3, log_base=2.0)
@@ -105,7 +94,9 @@ def test_information_gain_of_pipeline_scores_by_hand(challenge, ada, submit, sco
     baseline_nlp = -np.mean(np.where(val == 1, np.log2(f), np.log2(1 - f)))
 
     score_baseline(dataset, now=at(-60))
-    half = submit(ada, dataset, {"catalysis_val_predict.txt": b"0.5\n" * 4}, now=VALIDATION)
+    half = submit_zip(
+        ada, dataset.challenge, {"catalysis_val_predict.txt": b"0.5\n" * 4}, now=VALIDATION
+    )
     assert half.status == Status.SCORED
     board = services.parse_board(dataset=dataset, split="val", sort=None, view=None)
     rows = {row.entry.pk: row for row in services.leaderboard_page(board=board).rows}
@@ -114,7 +105,9 @@ def test_information_gain_of_pipeline_scores_by_hand(challenge, ada, submit, sco
     assert "Gain over baseline (bits)" in page_text(Client().get(URL))
 
 
-def test_pipeline_entries_infinite_and_point_only(catalysis, ada, grace, submit, score_baseline):
+def test_pipeline_entries_infinite_and_point_only(
+    catalysis, ada, grace, submit_zip, score_baseline
+):
     """Real zips: probabilities, a hard 0/1 file and a certain mistake (nlp = ∞)."""
     targets = dataset_files("catalysis", task="classification", seed=3)[
         "catalysis_val_targets.txt"
@@ -123,9 +116,15 @@ def test_pipeline_entries_infinite_and_point_only(catalysis, ada, grace, submit,
     hard = b"".join(b"1\n" if t == b"1" else b"0\n" for t in targets)
     wrong_for_sure = b"".join(b"0\n" if t == b"1" else b"0.5\n" for t in targets)
     baseline = score_baseline(catalysis, now=at(-60))
-    soft = submit(ada, catalysis, {"catalysis_val_predict.txt": right}, now=at(0), method="Soft")
-    sure = submit(grace, catalysis, {"catalysis_val_predict.txt": hard}, now=at(1), method="Hard")
-    oops = submit(grace, catalysis, {"catalysis_val_predict.txt": wrong_for_sure}, now=at(2))
+    soft = submit_zip(
+        ada, catalysis.challenge, {"catalysis_val_predict.txt": right}, now=at(0), method="Soft"
+    )
+    sure = submit_zip(
+        grace, catalysis.challenge, {"catalysis_val_predict.txt": hard}, now=at(1), method="Hard"
+    )
+    oops = submit_zip(
+        grace, catalysis.challenge, {"catalysis_val_predict.txt": wrong_for_sure}, now=at(2)
+    )
 
     response = Client().get(URL)
     assert page_ids(response) == [soft.pk, baseline.pk, oops.pk]

@@ -4,10 +4,10 @@ import pytest
 import time_machine
 from django.test import Client
 
-from tests.factories import make_dataset
+from tests.factories import VALIDATION, make_dataset
 from tests.pages import page_text
 
-from .helpers import INF, VALIDATION, add_entry, at, cls, point_only_reg, reg
+from .helpers import INF, add_entry, at, cls, point_only_reg, reg
 
 RESULTS = "/challenges/demo/results/"
 

@@ -11,8 +11,9 @@ import scoring
 from challenge_site.leaderboard import services
 from challenge_site.leaderboard.queries import Board, ranked_ids
 from challenge_site.submissions.models import Status
+from tests.factories import AFTER
 
-from .helpers import AFTER, INF, add_entry, at, cls, page_ids, point_only_cls, point_only_reg, reg
+from .helpers import INF, add_entry, at, cls, page_ids, point_only_cls, point_only_reg, reg
 
 CLASSIFICATION = [loss.name for loss in scoring.losses_for("classification")]
 REGRESSION = [loss.name for loss in scoring.losses_for("regression")]

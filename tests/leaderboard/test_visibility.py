@@ -13,9 +13,10 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from challenge_site.submissions.models import Score
+from tests.factories import AFTER, BEFORE_START, TEST_PHASE, VALIDATION
 from tests.pages import page_text
 
-from .helpers import AFTER, BEFORE_START, TEST_PHASE, VALIDATION, add_entry, at, cls, page_ids
+from .helpers import add_entry, at, cls, page_ids
 
 BOARD = "/challenges/demo/datasets/catalysis/leaderboard"
 API = "/api/v1/challenges/demo/datasets/catalysis/leaderboard/"
