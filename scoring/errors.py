@@ -139,6 +139,15 @@ class Problems:
             self._worst = merged[-1][0]
         self._kept = [(key, message(msg) if isinstance(msg, int) else msg) for key, msg in merged]
 
+    def add_range(self, start: int, stop: int, message: Callable[[int], str]) -> None:
+        """One problem on each line from ``start`` to ``stop`` (exclusive), in O(keep):
+        only the first ``keep`` lines can ever be shown."""
+        if stop <= start:
+            return
+        shown = min(stop - start, self.keep)
+        self.add_lines(np.arange(start, start + shown), message)
+        self.total += (stop - start) - shown
+
     def _prune(self) -> None:
         self._kept.sort(key=lambda item: item[0])
         del self._kept[self.keep :]

@@ -70,7 +70,9 @@ def parse_line(
             f"unexpected control character 0x{raw[col]:02x} at column {col + 1}; "
             "expected numbers separated by spaces or tabs"
         )
-    text = text.rstrip(" \t\r")  # a CR before the LF ends the line; trailing blanks too
+    # One CR right before the LF ends the line (CR LF); any other CR is an error, even
+    # among trailing blanks ("0.5\r \n", spec §1). Trailing blanks are ignored.
+    text = (text[:-1] if text.endswith("\r") else text).rstrip(" \t")
     if "\r" in text:
         return [], (
             f"unexpected carriage return (CR) at column {text.index(chr(13)) + 1}; expected "

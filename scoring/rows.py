@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .errors import Problems, fmt
-from .textfile import Table, tables
+from .textfile import Table, Tail, tables
 
 MAX_VALUE = 1e100  # every number of a file, spec §1
 MAX_VARIANCE = 1e200  # a Gaussian row's variance
@@ -57,7 +57,8 @@ class RowReader:
         self.problems = problems or Problems(path)
         self.max_numbers = max_numbers  # longer lines are rejected unread
         self.count = 0
-        self._pending_blank: list[np.ndarray] = []
+        # Blank lines after the last example so far: always one run, [start, stop).
+        self._pending_blank: tuple[int, int] | None = None
         self._line_of_row: dict[int, int] = {}
         self._watch: int | None = None
         self.last_line = 0
@@ -74,8 +75,11 @@ class RowReader:
                     break
                 yield self._take(self.tables.pop())
         else:
-            for table in self.tokenized():
-                yield self._take(table)
+            for table in tables(self.source, self.problems, self.max_numbers, expected):
+                if isinstance(table, Tail):
+                    self._count(table)
+                else:
+                    yield self._take(table)
         if self.count == 0 and not self.problems:
             self.problems.add(1, "the file is empty; expected one example per line")
 
@@ -86,20 +90,17 @@ class RowReader:
         lines = table.line_numbers
         self.last_line = int(lines[-1]) if lines.size else self.last_line
         nonblank = (table.counts > 0) | table.bad
-        blank = lines[~nonblank]
         if nonblank.any():
-            last = lines[nonblank][-1]
-            early = np.concatenate([*self._pending_blank, blank[blank < last]])
-            self.problems.add_lines(
-                early,
-                lambda i: (
-                    "blank line before the last example; every line must hold "
-                    "an example (a blank line would shift the rows after it)"
-                ),
-            )
-            self._pending_blank = [blank[blank > last]]
-        else:
-            self._pending_blank.append(blank)
+            last = int(lines[nonblank][-1])
+            if self._pending_blank is not None:
+                self.problems.add_range(*self._pending_blank, _blank_before_example)
+            blank = lines[~nonblank]
+            self.problems.add_lines(blank[blank < last], _blank_before_example)
+            after = (last + 1, self.last_line + 1)
+            self._pending_blank = after if after[0] < after[1] else None
+        elif lines.size:
+            start = self._pending_blank[0] if self._pending_blank else int(lines[0])
+            self._pending_blank = (start, self.last_line + 1)
         index = self.count + np.arange(np.count_nonzero(nonblank))
         row_lines = lines[nonblank]
         if row_lines.size:
@@ -116,6 +117,14 @@ class RowReader:
             table.bad[nonblank],
         )
 
+    def _count(self, tail: Tail) -> None:
+        """The rest of a file of too many rows: counted, not read (see textfile.tables)."""
+        self.count += tail.rows
+        if tail.lines:
+            self.last_line = tail.first_line + tail.lines - 1
+        if tail.rows:
+            self.last_row_line = tail.last_row_line
+
     def check_count(self, expected: int, what: str) -> None:
         if self.count == expected or self.count == 0 or not self.problems.exact:
             return  # (a file given up on has an unknown count)
@@ -124,6 +133,13 @@ class RowReader:
         else:
             line = self._line_of_row.get(expected, self.last_line)
         self.problems.add(line, f"expected {expected} rows, one per {what}, found {self.count}")
+
+
+def _blank_before_example(i: int) -> str:
+    return (
+        "blank line before the last example; every line must hold "
+        "an example (a blank line would shift the rows after it)"
+    )
 
 
 def check_range(rows: Rows, problems: Problems, gaussian: np.ndarray | None = None) -> Rows:

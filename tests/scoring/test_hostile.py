@@ -155,11 +155,72 @@ def test_long_paths_are_shortened():
 
 
 def test_messages_quote_at_most_forty_characters_of_a_line():
-    err = problems_of(read_classification, b"1" * 10_000_000 + b"\n", path="p", n_expected=1)
+    err = problems_of(read_classification, b"1" * 500_000 + b"\n", path="p", n_expected=1)
     assert (
         str(err.problems[0])
         == "p:1: expected a finite number, found '1111111111111111111111111111111111111...'"
     )
+
+
+def _peak_bytes(read, data: bytes, **kwargs) -> tuple[int, object]:
+    """Peak memory (tracemalloc) of ``read(data, **kwargs)`` beyond ``data`` itself."""
+    tracemalloc.start()
+    try:
+        outcome = read(data, **kwargs)
+    except ScoringError as error:
+        outcome = error
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak, outcome
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        # One number of 10 MB: streamed past, never held whole.
+        (b"1" * 10_000_000, "a line of 10000000 bytes; a prediction line is at most 1048576 bytes"),
+        # 5,000,000 numbers on one line (a 2.6 MB zip of it passed the ratio limit).
+        (b"0 " * 5_000_000, "expected at most 1001 numbers on a line, found 5000000"),
+    ],
+)
+def test_an_overlong_line_is_counted_not_kept(line, message):
+    data = b"0.5\n" + line + b"\n0.5\n"
+    peak, err = _peak_bytes(read_classification, data, path="p", n_expected=3)
+    assert isinstance(err, ScoringError) and err.total == 1
+    assert str(err.problems[0]).startswith(f"p:2: {message}")
+    assert peak < 8 * textfile.MAX_LINE_BYTES  # a few blocks, not the line (10 MB)
+
+
+def test_rows_past_the_expected_count_are_counted_not_read():
+    """130,000,000 rows of "0" in a 2.9 MB zip cost 1.45 GB and 39 s when every row was
+    read; past the expected count they are only counted, at the cost of one block."""
+    peaks = []
+    for rows in (1_000_000, 8_000_000):
+        data = b"0.5\n" * 3 + b"0\n" * rows + b"\n" * 10
+        peak, err = _peak_bytes(read_classification, data, path="p", n_expected=3)
+        assert [str(p) for p in err.problems] == [
+            f"p:4: expected 3 rows, one per target, found {rows + 3}"
+        ]
+        peaks.append(peak)
+    assert peaks[1] < 1.2 * peaks[0] + 1_000_000, peaks  # 16 MB of rows cost what 2 MB do
+    with pytest.raises(ScoringError, match="p:3: expected 2 rows, one per target, found 3"):
+        read_classification(b"1\n1\n1\n\n", path="p", n_expected=2)
+
+
+def test_blank_lines_cost_no_memory_per_line():
+    """260,000,000 blank lines kept one int64 each (2.5 GB); now a run is two numbers."""
+    peaks = []
+    for blank in (1_000_000, 8_000_000):
+        trailing = b"0.5\n" * 3 + b"\n" * blank
+        peak, p = _peak_bytes(read_classification, trailing, path="p", n_expected=3)
+        assert list(p) == [0.5, 0.5, 0.5]
+        inner = b"0.5\n" + b"\n" * blank + b"0.5\n0.5\n"
+        peak_inner, err = _peak_bytes(read_classification, inner, path="p", n_expected=3)
+        assert err.total == blank
+        assert [p.line for p in err.problems] == list(range(2, 2 + MAX_REPORTED))
+        assert "blank line before the last example" in err.problems[0].message
+        peaks.append(max(peak, peak_inner))
+    assert peaks[1] < 1.2 * peaks[0] + 1_000_000, peaks
 
 
 def test_a_long_line_is_a_block_of_its_own():

@@ -269,8 +269,20 @@ def test_a_carriage_return_only_ends_a_line(buf, column):
     assert err.lines[0].startswith("t.txt:1: unexpected carriage return (CR)")
 
 
-@pytest.mark.parametrize("buf", [b"0.5\r\n0.25\r\n", b"0.5\r\r\n0.25 \r \n", b"0.5 \t\r\n0.25"])
-def test_carriage_returns_among_the_trailing_blanks_are_fine(buf):
+@pytest.mark.parametrize(
+    ("buf", "column"), [(b"0.5\r \n", 4), (b"0.5\r\r\n", 4), (b"1 \r\t\r\n", 3)]
+)
+def test_a_carriage_return_not_right_before_the_line_feed_is_an_error(buf, column):
+    """Spec §1: a CR is allowed only directly before the LF that ends a line."""
+    _, problems = tokenized(buf)
+    assert [str(p) for p in problems.shown()] == [
+        f"f:1: unexpected carriage return (CR) at column {column}; expected numbers "
+        "separated by spaces or tabs, each line ending in LF or CR LF"
+    ]
+
+
+@pytest.mark.parametrize("buf", [b"0.5\r\n0.25\r\n", b"0.5 \r\n0.25 \t\r\n", b"0.5 \t\r\n0.25"])
+def test_carriage_returns_ending_lines_are_fine(buf):
     table, problems = tokenized(buf if buf.endswith(b"\n") else buf + b"\n")
     assert not problems
     assert table_numbers(table) == [[0.5], [0.25]]

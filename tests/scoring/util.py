@@ -30,8 +30,10 @@ def reference_numbers(buf: bytes) -> list[list[float] | None]:
         if any(ord(c) < 32 and c not in "\t\r" for c in text):
             out.append(None)
             continue
-        # Blanks are spaces and tabs; a CR may only end a line (with the blanks around it).
-        text = text.rstrip(" \t\r")
+        # Blanks are spaces and tabs; a CR only directly before the LF that ends a line.
+        if text.endswith("\r"):
+            text = text[:-1]
+        text = text.rstrip(" \t")
         if "\r" in text:
             out.append(None)
             continue
