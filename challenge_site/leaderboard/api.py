@@ -45,9 +45,7 @@ def api_leaderboard(request, slug, name):
         number = services.parse_page(request.query_params.get("page"))
     except services.BadOptions as error:
         return Response(error.errors, status=status.HTTP_400_BAD_REQUEST)
-    reason = policy.hidden_reason(
-        dataset.challenge, split=board.split, user=request.user, now=now
-    )
+    reason = policy.hidden_reason(dataset.challenge, split=board.split, user=request.user, now=now)
     if reason:
         return Response({"detail": reason}, status=status.HTTP_403_FORBIDDEN)
     page = services.leaderboard_page(board=board, number=number)

@@ -44,9 +44,7 @@ def _finite(value) -> bool:
 def points(dataset: Dataset, *, split: str, ranking: str, point: str) -> Points:
     """Both losses of every scored entry, pivoted with one conditional aggregate per loss."""
     rows = (
-        listed_scores(
-            Score.objects.filter(dataset=dataset, split=split, loss__in=[ranking, point])
-        )
+        listed_scores(Score.objects.filter(dataset=dataset, split=split, loss__in=[ranking, point]))
         .values("submission_id", "submission__is_baseline")
         .annotate(
             y=Max(Case(When(loss=ranking, then="value"))),

@@ -8,6 +8,8 @@ import re
 import struct
 import zipfile
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 
@@ -411,19 +413,39 @@ def inspect(archive: zipfile.ZipFile, *, dataset_name: str | None, limits: Limit
     return Contents(dataset_name or names[0], ordered)
 
 
-def read_member(archive: zipfile.ZipFile, member: Member) -> bytes:
-    """The member's bytes, never more than it declares; ArchiveError if it is damaged."""
-    info = member.info
+class MemberStream:
+    """A member read as a stream (the scoring package reads it a block at a time), never
+    past what it declares; a damaged member raises ArchiveError, whoever reads it."""
+
+    def __init__(self, handle, name: str):
+        self._handle = handle
+        self._name = name
+
+    def _damaged(self, error: Exception) -> ArchiveError:
+        return ArchiveError([f"{self._name}: damaged, cannot be read ({_reason(error)})"])
+
+    def read(self, size: int = -1) -> bytes:
+        try:
+            return self._handle.read(size)
+        except READ_ERRORS as error:
+            raise self._damaged(error) from None
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        try:
+            return self._handle.seek(offset, whence)
+        except READ_ERRORS as error:
+            raise self._damaged(error) from None
+
+
+@contextmanager
+def open_member(archive: zipfile.ZipFile, member: Member) -> Iterator[MemberStream]:
+    """The member as a :class:`MemberStream`: a file of any size costs a block of memory."""
     try:
-        with archive.open(info) as handle:
-            data = handle.read(info.file_size + 1)
+        handle = archive.open(member.info)
     except READ_ERRORS as error:
         raise ArchiveError([f"{member.name}: damaged, cannot be read ({_reason(error)})"]) from None
-    if len(data) != info.file_size:
-        raise ArchiveError(
-            [f"{member.name}: damaged: {len(data)} bytes instead of the {info.file_size} declared"]
-        )
-    return data
+    with handle:
+        yield MemberStream(handle, member.name)
 
 
 def verify(archive: zipfile.ZipFile, contents: Contents) -> None:

@@ -24,7 +24,7 @@ import scoring
 from challenge_site import policy
 from datasets.models import Dataset, Kind, Split
 
-from .archive import ArchiveError, Limits, bounded, inspect, open_zip, read_member
+from .archive import ArchiveError, Limits, bounded, inspect, open_member, open_zip
 from .models import Status, Submission
 
 SPLIT_ORDER = [Split.TRAIN, Split.VAL, Split.TEST]
@@ -219,7 +219,7 @@ def _row_counts(dataset: Dataset) -> dict[Split, int]:
     return counts
 
 
-def _check(data: bytes, *, rows: int, dataset: Dataset, options, path: str) -> None:
+def _check(data, *, rows: int, dataset: Dataset, options, path: str) -> None:
     """ScoringError with every problem of the file, found without any target."""
     scoring.evaluate(
         data,
@@ -243,18 +243,17 @@ def _evaluate_archive(archive, dataset: Dataset, limits: Limits, progress: Progr
     # 1. Every file checked in full before any target is read.
     errors: list[str] = []
     for split, member in contents.members.items():
-        try:
-            data = read_member(archive, member)
-        except ArchiveError as error:
-            errors.extend(error.problems)
-            continue
         if split not in rows:
             continue  # no file of the split yet: reported as missing below
         try:
-            _check(data, rows=rows[split], dataset=dataset, options=options, path=member.name)
+            # Streamed: a member of any size (a bomb of one line, of blank lines, of too
+            # many rows) costs the scoring package's blocks, not its size.
+            with open_member(archive, member) as stream:
+                _check(stream, rows=rows[split], dataset=dataset, options=options, path=member.name)
+        except ArchiveError as error:
+            errors.extend(error.problems)
         except scoring.ScoringError as error:
             errors.extend(error.lines)
-        del data
     if errors:
         return Outcome(Status.INVALID, errors=errors)
     missing = [split for split in contents.members if split not in stored_targets]
@@ -272,13 +271,14 @@ def _evaluate_archive(archive, dataset: Dataset, limits: Limits, progress: Progr
     targets = read_dataset_targets(dataset, splits={*contents.members, Split.TRAIN})
     splits: list[SplitOutcome] = []
     for split, member in contents.members.items():
-        evaluation = scoring.evaluate(
-            read_member(archive, member),
-            targets[split],
-            task=dataset.task,
-            options=options,
-            predictions_path=member.name,
-            train_targets=targets.get(Split.TRAIN),
-        )
+        with open_member(archive, member) as stream:
+            evaluation = scoring.evaluate(
+                stream,
+                targets[split],
+                task=dataset.task,
+                options=options,
+                predictions_path=member.name,
+                train_targets=targets.get(Split.TRAIN),
+            )
         splits.append(_split_outcome(split, member.name, evaluation))
     return Outcome(Status.SCORED, splits)

@@ -15,7 +15,13 @@ from pathlib import Path
 import pytest
 
 from tests.factories import make_zip
-from tests.submissions.hostile import Target, lying_end_record
+from tests.submissions.hostile import (
+    Target,
+    blank_lines,
+    lying_end_record,
+    one_long_line,
+    too_many_rows,
+)
 
 from .conftest import wait_final
 from .harness import REPO
@@ -49,6 +55,22 @@ BOMBS = {
         "invalid",
         "sines_val_predict.txt:1: expected a number, found 'x0'",
     ),
+    # ~3 MB zips that expand to ~260 MB, under the ratio limit (a review of issue 10).
+    "250MB-line": (
+        lambda: one_long_line("sines"),
+        "invalid",
+        "sines_val_predict.txt:1: expected at most 1001 numbers on a line, found 125000000",
+    ),
+    "260M-blank-lines": (
+        lambda: blank_lines("sines"),
+        "invalid",
+        "sines_val_predict.txt:1: the file is empty",
+    ),
+    "130M-rows": (
+        lambda: too_many_rows("coins"),
+        "invalid",
+        "coins_val_predict.txt:101: expected 100 rows, one per target, found 130000000",
+    ),
     # A central directory of 900,000 entries whose end record claims one.
     "lying-central-directory": (
         lambda: lying_end_record(TARGET),
@@ -77,7 +99,7 @@ def test_a_bomb_costs_bounded_memory(name, stack, challenge, api):
     processes = stack.worker_children() + stack.web_children()
     _reset_peaks(processes)
     began = time.monotonic()
-    response = api.api_submit("stack", data, dataset="sines", method=name)
+    response = api.api_submit("stack", data, method=name)
     if outcome == "refused":
         assert response.status == 400, response
         assert expected in json.dumps(response.json()), response.json()

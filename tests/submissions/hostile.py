@@ -202,6 +202,34 @@ def lying_end_record(target: Target) -> bytes:
     return directory + end
 
 
+# --- Bombs under the ratio limit ----------------------------------------------------------
+# ~3 MB zips that expand to ~260 MB (a stored member of random bytes keeps the zip's ratio
+# under 100:1). Each once cost the process that read it 1.4-3.5 GB (review of issue 10);
+# the stack suite measures them (tests/stack/test_bombs.py), not the in-process corpus.
+
+
+def _padded_bomb(dataset: str, data: bytes) -> bytes:
+    pad = zipfile.ZipInfo(f"{dataset}_train_predict.txt")
+    pad.compress_type = zipfile.ZIP_STORED
+    rng = np.random.default_rng(0)
+    return _zip([(pad, rng.bytes(2_700_000)), (f"{dataset}_val_predict.txt", data)], level=9)
+
+
+def one_long_line(dataset: str) -> bytes:
+    """One line of 125,000,000 numbers (250 MB)."""
+    return _padded_bomb(dataset, b"0 " * 125_000_000 + b"\n")
+
+
+def blank_lines(dataset: str) -> bytes:
+    """260,000,000 blank lines."""
+    return _padded_bomb(dataset, b"\n" * 260_000_000)
+
+
+def too_many_rows(dataset: str) -> bytes:
+    """130,000,000 rows of "0" (for a classification dataset)."""
+    return _padded_bomb(dataset, b"0\n" * 130_000_000)
+
+
 def long_folder_name(target: Target, *, length: int = 60_000, bad_lines: int = 101) -> bytes:
     """A folder name of 60,000 characters around a file of unreadable lines: each line's
     message names the file, so an unbounded report would store 6 MB."""

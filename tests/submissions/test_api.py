@@ -210,3 +210,44 @@ def test_the_daily_cap_on_rejected_uploads_answers_429(
     )
     assert response["Retry-After"] == str(12 * 3600 + 1)
     assert Submission.objects.count() == 1
+
+
+def test_files_in_other_fields_are_not_stored(api_client, gaze, settings, monkeypatch):
+    """A review of issue 10 sent 19 extra file fields of 45 MB with a valid upload, and all
+    were spooled to disk. Only the first "file" field is stored now."""
+    from django.core.files.uploadedfile import TemporaryUploadedFile
+
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 0  # every stored upload goes to a temporary file
+    spooled = []
+    original = TemporaryUploadedFile.__init__
+
+    def record(self, name, *args, **kwargs):
+        spooled.append(name)
+        original(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(TemporaryUploadedFile, "__init__", record)
+    values = {
+        "challenge": "demo",
+        "method": "m",
+        "file": upload_file(make_zip(predictions("gaze"))),
+        "junk1": upload_file(b"x" * 100_000, "junk1.bin"),
+        "junk2": upload_file(b"x" * 100_000, "junk2.bin"),
+    }
+    with time_machine.travel(VALIDATION, tick=False):
+        response = api_client.post("/api/v1/submissions/", values, format="multipart")
+    assert response.status_code == 201, response.content
+    assert spooled == ["predictions.zip"]
+
+
+def test_several_file_fields_share_one_size_limit(api_client, gaze, settings):
+    """Twenty "file" fields of 45 MB each were each under the 50 MB limit."""
+    settings.SUBMISSION_MAX_UPLOAD_BYTES = 150_000
+    values = {
+        "challenge": "demo",
+        "method": "m",
+        "file": [upload_file(b"x" * 100_000, f"part{i}.zip") for i in range(3)],
+    }
+    with time_machine.travel(VALIDATION, tick=False):
+        response = api_client.post("/api/v1/submissions/", values, format="multipart")
+    assert response.status_code == 400
+    assert "the file is larger than 0.1 MB" in response.json()["file"][0]
