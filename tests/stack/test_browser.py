@@ -293,6 +293,7 @@ def test_organiser_creates_a_challenge_moves_it_to_test_and_publishes(
         page.locator("select[name=action]").select_option("publish_results")
         page.locator("button[name=index]").click()
         expect(page.locator("#content")).to_contain_text("Becoming public:")  # asked first
+        shoot(page, screenshots, "organiser_06a_publish_confirmation")
         page.get_by_role("button", name="Yes, publish the results").click()
         expect(page.locator(".messagelist")).to_contain_text(
             "Results published for 1 challenge(s)."
