@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .blocks import Tail
 from .errors import Problems, fmt
-from .textfile import Table, Tail, tables
+from .textfile import Table, tables
 
 MAX_VALUE = 1e100  # every number of a file, spec §1
 MAX_VARIANCE = 1e200  # a Gaussian row's variance

@@ -26,21 +26,15 @@ the file's :class:`~scoring.errors.Problems` has counted enough to give up.
 
 from __future__ import annotations
 
-import io
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
+from .blocks import MAX_LINE_BYTES, LongLine, Tail, iter_blocks
 from .errors import Problems
 from .fixedwidth import _MATLAB, _columns, _field_layout, _matlab16
 from .lines import read_lines, too_many
-
-BLOCK_SIZE = 1 << 20
-# The most bytes of one line a reader with a ``max_numbers`` holds (prediction files):
-# 1,001 numbers need far less; a longer line is streamed past and counted, not kept.
-MAX_LINE_BYTES = 1 << 20
 
 
 @dataclass
@@ -66,128 +60,6 @@ class Table:
     @property
     def offsets(self) -> np.ndarray:
         return np.cumsum(self.counts) - self.counts
-
-
-@dataclass
-class LongLine:
-    """A line longer than a reader's ``max_line`` bytes, counted as it streams by, not kept:
-    its length in bytes and how many blank-separated tokens it holds."""
-
-    length: int = 0
-    tokens: int = 0
-    _in_token: bool = False
-
-    def add(self, piece: bytes) -> None:
-        if not piece:
-            return
-        token = np.frombuffer(piece, dtype=np.uint8) > 32
-        starts = np.count_nonzero(token[1:] & ~token[:-1]) + int(token[0] and not self._in_token)
-        self.tokens += int(starts)
-        self.length += len(piece)
-        self._in_token = bool(token[-1])
-
-    def message(self, max_numbers: int | None, max_line: int) -> str:
-        if max_numbers is not None and self.tokens > max_numbers:
-            return too_many(self.tokens, max_numbers)
-        return (
-            f"a line of {self.length} bytes; a prediction line is at most {max_line} bytes "
-            "(numbers separated by spaces or tabs)"
-        )
-
-
-def iter_blocks(
-    source, block_size: int = BLOCK_SIZE, max_line: int | None = None
-) -> Iterator[bytes | LongLine]:
-    """Yield blocks of whole lines, each ending in LF, and a :class:`LongLine` in place of
-    each line of more than ``max_line`` bytes (never held in memory whole).
-
-    A block is at most about twice ``block_size`` bytes, or a single longer line.
-    """
-    stream, close = _open(source)
-    try:
-        carry: list[bytes] = []  # the start of the next line: pieces joined once
-        carry_bytes = 0
-        skipping: LongLine | None = None  # an overlong line, until its LF
-        while True:
-            chunk = stream.read(block_size)
-            if not chunk:
-                break
-            if skipping is not None:
-                end = chunk.find(b"\n")
-                if end < 0:
-                    skipping.add(chunk)
-                    continue
-                skipping.add(chunk[:end])
-                yield skipping
-                skipping, chunk = None, chunk[end + 1 :]
-                if not chunk:
-                    continue
-            cut = chunk.rfind(b"\n")
-            if cut < 0:
-                carry.append(chunk)
-                carry_bytes += len(chunk)
-                if max_line is not None and carry_bytes > max_line:
-                    skipping = LongLine()
-                    for piece in carry:
-                        skipping.add(piece)
-                    carry, carry_bytes = [], 0
-                continue
-            start = 0
-            if carry_bytes > block_size or (
-                max_line is not None and carry_bytes + chunk.find(b"\n") > max_line
-            ):
-                # A line longer than a block is a block of its own, so that the lines
-                # after it make an ordinary block.
-                start = chunk.find(b"\n") + 1
-                yield _whole_line([*carry, chunk[: start - 1]], max_line)
-                carry, carry_bytes = [], 0
-            if start <= cut:
-                piece = chunk[start : cut + 1]
-                yield b"".join([*carry, piece]) if carry else piece
-            carry = [chunk[cut + 1 :]] if cut + 1 < len(chunk) else []
-            carry_bytes = len(carry[0]) if carry else 0
-        if skipping is not None:
-            yield skipping
-        elif carry:
-            yield _whole_line(carry, max_line)
-    finally:
-        if close:
-            stream.close()
-
-
-def _whole_line(pieces: list[bytes], max_line: int | None) -> bytes | LongLine:
-    """One line (without its LF) as a block of its own, or a LongLine if over ``max_line``."""
-    if max_line is not None and sum(map(len, pieces)) > max_line:
-        long = LongLine()
-        for piece in pieces:
-            long.add(piece)
-        return long
-    return b"".join([*pieces, b"\n"])
-
-
-@dataclass
-class Tail:
-    """The rest of a file past the rows a reader wanted, counted but not read: its
-    non-blank lines, all its lines, and the last non-blank one's number (0 if none)."""
-
-    first_line: int
-    rows: int = 0
-    lines: int = 0
-    last_row_line: int = 0
-
-    def add(self, buf: bytes | LongLine) -> None:
-        if isinstance(buf, LongLine):
-            self.rows, self.lines = self.rows + 1, self.lines + 1
-            self.last_row_line = self.first_line + self.lines - 1
-            return
-        b = np.frombuffer(buf, dtype=np.uint8)
-        ends = np.flatnonzero(b == 10)
-        ink = np.cumsum(b > 32)[ends]  # printable bytes up to each line's end
-        nonblank = np.flatnonzero(np.diff(ink, prepend=0))
-        if nonblank.size:
-            self.last_row_line = self.first_line + self.lines + int(nonblank[-1])
-        self.rows += int(nonblank.size)
-        self.lines += int(ends.size)
 
 
 def tables(
@@ -220,18 +92,6 @@ def tables(
                 tail.add(rest)
             yield tail
             return
-
-
-def _open(source):
-    if isinstance(source, bytes | bytearray | memoryview):
-        return io.BytesIO(source), True
-    if isinstance(source, str | os.PathLike):
-        return open(source, "rb"), True  # noqa: SIM115 - closed by iter_blocks
-    if hasattr(source, "read"):
-        if hasattr(source, "seek"):
-            source.seek(0)
-        return source, False
-    raise TypeError(f"cannot read numbers from {type(source).__name__}")
 
 
 def tokenize(

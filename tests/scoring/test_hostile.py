@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import ScoringError, errors, evaluate, read_classification, textfile
+from scoring.blocks import BLOCK_SIZE
 from scoring.errors import MAX_REPORTED, Problem, Problems
 
 from .util import (
@@ -86,7 +87,7 @@ def test_every_kind_of_hopeless_file_is_given_up_on(monkeypatch, line, task, blo
     monkeypatch.setattr(errors, "GIVE_UP", 500)
     n = 600_000  # more than a block of 1 MB
     targets = np.ones(n) if task == "classification" else np.zeros(n)
-    with small_blocks(block_size or textfile.BLOCK_SIZE):
+    with small_blocks(block_size or BLOCK_SIZE):
         err = problems_of(evaluate, (line + b"\n") * n, targets, task=task)
     assert not err.exact and 500 <= err.total < n
     assert err.lines[-1] == f"... and at least {err.total - 100} more problems"

@@ -381,7 +381,7 @@ def test_a_zip64_archive_with_an_honest_record_is_accepted():
 
 def test_the_end_record_is_found_where_the_zip_module_finds_it():
     """read_end_record mirrors zipfile._EndRecData, signatures in odd places included."""
-    from challenge_site.submissions.archive import read_end_record
+    from challenge_site.submissions.zipdirectory import read_end_record
 
     plain = make_zip({"gaze_val_predict.txt": VAL})
     at = plain.rfind(b"PK\x05\x06")
