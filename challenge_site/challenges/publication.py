@@ -100,16 +100,26 @@ def exposure(challenge: Challenge, *, now: datetime) -> Exposure:
     return Exposure(challenge, datasets, publication_refusal(challenge, now=now))
 
 
-def record_publication(challenge: Challenge, *, audit: Audit) -> ChallengeEvent:
-    """The ChallengeEvent of a change of ``challenge.results_published`` (Challenge.save)."""
-    at = audit.at or timezone.now()
+def record_event(challenge: Challenge, *, kind: EventKind, audit: Audit, detail: dict):
+    """A ChallengeEvent: who (a user, or none for commands and code), how, when."""
     user = audit.user if getattr(audit.user, "pk", None) else None
     return ChallengeEvent.objects.create(
         challenge=challenge,
-        kind=EventKind.PUBLISHED if challenge.results_published else EventKind.WITHDRAWN,
-        at=at,
+        kind=kind,
+        at=audit.at or timezone.now(),
         user=user,
         username=user.get_username() if user is not None else "",
         via=audit.via,
+        detail=detail,
+    )
+
+
+def record_publication(challenge: Challenge, *, audit: Audit) -> ChallengeEvent:
+    """The ChallengeEvent of a change of ``challenge.results_published`` (Challenge.save)."""
+    at = audit.at or timezone.now()
+    return record_event(
+        challenge,
+        kind=EventKind.PUBLISHED if challenge.results_published else EventKind.WITHDRAWN,
+        audit=Audit(user=audit.user, via=audit.via, at=at),
         detail=exposure(challenge, now=at).as_json(),
     )

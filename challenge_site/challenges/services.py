@@ -111,13 +111,12 @@ def record_target_change(
     if revised:
         Challenge.objects.filter(pk=challenge.pk).update(results_revised_at=now)
         challenge.results_revised_at = now
-    return ChallengeEvent.objects.create(
-        challenge=challenge,
+    from .publication import record_event  # publication needs the policy, which needs us
+
+    return record_event(
+        challenge,
         kind=EventKind.TARGETS_REPLACED if new_sha256 else EventKind.TARGETS_DELETED,
-        at=now,
-        user=user if getattr(user, "pk", None) else None,
-        username=user.get_username() if getattr(user, "pk", None) else "",
-        via=via,
+        audit=Audit(user=user, via=via, at=now),
         detail={
             "dataset": dataset.name,
             "file": filename,

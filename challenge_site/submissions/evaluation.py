@@ -39,11 +39,6 @@ REPORT_MAX_BYTES = 20_000
 REPORT_LINE_MAX = 1000
 
 
-def hidden_split(challenge, split: str) -> bool:
-    """Whether participants may not see what depends on ``split``'s targets yet."""
-    return not policy.scores_public(challenge, split)
-
-
 @dataclass
 class Progress:
     """How far a run got; services words a failure by it."""
@@ -266,7 +261,7 @@ def _evaluate_archive(archive, dataset: Dataset, limits: Limits, progress: Progr
 
     # 2. The targets, and the losses. Past this point a failure on a hidden split is ours
     # and must not show (services.py words it).
-    if any(hidden_split(dataset.challenge, split) for split in contents.members):
+    if not all(policy.scores_public(dataset.challenge, split) for split in contents.members):
         progress.hidden_targets_read = True
     targets = read_dataset_targets(dataset, splits={*contents.members, Split.TRAIN})
     splits: list[SplitOutcome] = []

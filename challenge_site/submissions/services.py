@@ -17,6 +17,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
+from challenge_site import policy
 from challenge_site.celery import app as celery_app
 from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.services import current_phase
@@ -274,7 +275,7 @@ def _claim(*, submission_id: int, force: bool, task_id: str, now: datetime | Non
                 "each time); the organisers can rescore it"
             )
             challenge = submission.dataset.challenge
-            hidden = any(evaluation.hidden_split(challenge, s) for s in submission.splits)
+            hidden = not all(policy.scores_public(challenge, s) for s in submission.splits)
             _write(
                 submission,
                 evaluation.Outcome.failed(evaluation.GENERIC_FAILURE if hidden else reason, reason),

@@ -36,18 +36,28 @@ class ChallengeSpec:
     description: str = "A small challenge generated for the stack tests."
 
 
-def in_validation(slug: str, title: str, datasets: dict[str, DatasetSpec], **limits):
-    """Opened two days ago; the test phase is ten days away."""
+def _dated(slug, title, datasets, limits, *, start: int, test_start: int, deadline: int):
+    """A challenge whose dates are these many days from now."""
     now = datetime.now(UTC).replace(microsecond=0)
     return ChallengeSpec(
         slug,
         title,
         datasets,
-        start=now - timedelta(days=2),
-        test_start=now + timedelta(days=10),
-        deadline=now + timedelta(days=20),
+        start=now + timedelta(days=start),
+        test_start=now + timedelta(days=test_start),
+        deadline=now + timedelta(days=deadline),
         limits=limits,
     )
+
+
+def in_validation(slug: str, title: str, datasets: dict[str, DatasetSpec], **limits):
+    """Opened two days ago; the test phase is ten days away."""
+    return _dated(slug, title, datasets, limits, start=-2, test_start=10, deadline=20)
+
+
+def in_test_phase(slug: str, title: str, datasets: dict[str, DatasetSpec], **limits):
+    """Opened ten days ago; in its test phase since two days, the deadline ten days away."""
+    return _dated(slug, title, datasets, limits, start=-10, test_start=-2, deadline=10)
 
 
 def _toml_value(value) -> str:
@@ -119,17 +129,3 @@ def sample_lines(rows: int, samples: int, *, seed: int = 0) -> bytes:
     line[:, 1:-1] = cell.reshape(rows, -1)
     line[:, -1] = ord("\n")
     return line.tobytes()
-
-
-def in_test_phase(slug: str, title: str, datasets: dict[str, DatasetSpec], **limits):
-    """Opened ten days ago; in its test phase since two days, the deadline ten days away."""
-    now = datetime.now(UTC).replace(microsecond=0)
-    return ChallengeSpec(
-        slug,
-        title,
-        datasets,
-        start=now - timedelta(days=10),
-        test_start=now - timedelta(days=2),
-        deadline=now + timedelta(days=10),
-        limits=limits,
-    )
