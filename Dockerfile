@@ -15,6 +15,13 @@ RUN pip install -r requirements.txt \
  && if [ -n "$EXTRA_REQUIREMENTS" ]; then pip install $EXTRA_REQUIREMENTS; fi
 
 COPY . .
+# The scoring package's C parser, built with the image's own Python headers; the
+# compiler leaves with the layer it came in.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends gcc libc6-dev \
+ && python -m scoring._build \
+ && apt-get purge -y --auto-remove gcc libc6-dev \
+ && rm -rf /var/lib/apt/lists/*
 # Static files are collected at build time; the key and host are placeholders for this step only.
 RUN DJANGO_DEBUG=0 SECRET_KEY=collectstatic-only ALLOWED_HOSTS=localhost \
     python manage.py collectstatic --noinput \

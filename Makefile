@@ -9,11 +9,14 @@ BIN := $(VENV)/bin
 DEMO := datasets/demo/generated
 ADDRESS ?= 127.0.0.1:8000
 
+EXT_SUFFIX := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+FASTPARSE := scoring/_fastparse$(EXT_SUFFIX)
+
 .PHONY: install install-test run demo test test-stack lint clean
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed $(FASTPARSE)
 
-install-test: $(VENV)/.installed-test
+install-test: $(VENV)/.installed-test $(FASTPARSE)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +29,10 @@ $(VENV)/.installed: requirements.txt | $(BIN)/python
 $(VENV)/.installed-test: requirements-test.txt $(VENV)/.installed
 	$(BIN)/python -m pip install --disable-pip-version-check -r requirements-test.txt
 	touch $@
+
+# The scoring package's C parser (scoring/_build.py: one cc call, no setuptools).
+$(FASTPARSE): scoring/_fastparse.c scoring/_build.py | $(BIN)/python
+	$(BIN)/python -m scoring._build
 
 $(DEMO)/.stamp: $(wildcard datasets/demo/*.py) | $(VENV)/.installed
 	$(BIN)/python -m datasets.demo.generate $(DEMO)
@@ -55,4 +62,4 @@ lint: install-test
 	$(BIN)/ruff format --check .
 
 clean:
-	rm -rf $(DEMO) var staticfiles
+	rm -rf $(DEMO) var staticfiles scoring/_pow10.h scoring/_fastparse*.so

@@ -1,22 +1,34 @@
-"""Speed and memory of the scoring command line against two parsing floors.
+"""Speed and memory of ``scoring.evaluate`` on every layout participants write, against pandas.
 
-Generates two files in MATLAB ``save -ascii`` layout (the challenge's own
-format, ``%16.7e`` per value) and the matching targets, then measures, each
-in a fresh process so that peak memory is the process's own:
+Writes each layout the way a participant's tool writes it, with matching targets:
 
-- ``numpy split``: ``numpy.array(text.split(), float)`` on the file's text;
-- ``pandas``: pandas' C ``read_csv(sep=r"\\s+")`` (the bench needs pandas;
-  it is a test-only requirement);
-- ``evaluate``: ``scoring.evaluate`` on the same bytes (parse, validate,
-  every loss), timed inside the process;
-- ``cli``: the whole ``python -m scoring evaluate PRED TARGETS`` process,
-  interpreter start-up and imports included.
+============== ===============================================================
+matlab         MATLAB ``save -ascii``: ``%16.7e`` fields, no separator
+savetxt        ``np.savetxt`` defaults: ``%.18e``, one space
+repr           Python ``" ".join(map(repr, row))`` (shortest round trip, variable width)
+g-tab          ``np.savetxt(fmt="%g", delimiter="\\t")``
+mixed          Gaussian, 20-quantile and 100-sample rows mixed, written with ``repr``
+classification 1,000,000 rows of ``%.17g`` probabilities, targets ``1`` / ``-1``
+============== ===============================================================
 
-Ratios are against the pandas parse. Targets from the issue: evaluate/pandas
-<= 1.0 and peak memory under 2.5x the file size.
+The regression layouts hold 20,000 rows of 200 quantile pairs. For each file,
+each measurement in a fresh process (median of ``--repeat``):
 
-Usage: python bench/scoring.py [--rows 20000] [--pairs 200] [--class-rows 1000000]
-       [--repeat 3] [--keep DIR]
+- ``pandas``: the floor, pandas' C ``read_csv(sep=r"\\s+", header=None,
+  names=range(widest line))``, timed inside its process (pandas is a test-only
+  requirement);
+- ``evaluate``: ``scoring.evaluate`` on the same file and its targets (parse,
+  validate, every loss), timed inside its process;
+- memory growth: the peak resident size of the evaluate process, read by GNU
+  time (``/usr/bin/time -f %M``), less that of a process that only imports
+  numpy and scoring. (A child's ``ru_maxrss`` from ``wait4`` starts at its
+  parent's resident size at fork, so it would overstate small children.)
+
+Targets from the issue: evaluate ÷ pandas ≤ 1.0 and memory growth ≤ 2.5× the
+file on every row.
+
+Usage: python bench/scoring.py [--layouts matlab,savetxt,...] [--rows 20000]
+       [--pairs 200] [--class-rows 1000000] [--repeat 3] [--keep DIR] [--json FILE]
 """
 
 from __future__ import annotations
@@ -24,165 +36,205 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+TIME = "/usr/bin/time"
 
-FLOORS = {
-    "numpy split": (
-        "import numpy as np, sys, time\n"
-        "t = time.perf_counter()\n"
-        "x = np.array(open(sys.argv[1]).read().split(), float)\n"
-        "print(time.perf_counter() - t)\n"
-    ),
-    "pandas": (
-        "import pandas as pd, sys, time\n"
-        "t = time.perf_counter()\n"
-        "df = pd.read_csv(sys.argv[1], sep=r'\\s+', header=None, engine='c')\n"
-        "print(time.perf_counter() - t)\n"
-    ),
-    "evaluate": (
-        "import sys, time\n"
-        "import scoring\n"
-        "t = time.perf_counter()\n"
-        "r = scoring.evaluate(sys.argv[1], sys.argv[2])\n"
-        "print(time.perf_counter() - t)\n"
-    ),
-}
+PANDAS = (
+    "import sys, time\n"
+    "import pandas as pd\n"
+    "t = time.perf_counter()\n"
+    "df = pd.read_csv(sys.argv[1], sep=r'\\s+', header=None, names=range(int(sys.argv[2])),"
+    " engine='c')\n"
+    "print(time.perf_counter() - t)\n"
+)
+EVALUATE = (
+    "import sys, time\n"
+    "import scoring\n"
+    "t = time.perf_counter()\n"
+    "r = scoring.evaluate(sys.argv[1], sys.argv[2])\n"
+    "print(time.perf_counter() - t)\n"
+)
+IMPORTS = "import numpy, scoring\nprint(0.0)\n"
 
 
-def write_regression(path: Path, targets: Path, rows: int, pairs: int, seed: int) -> None:
-    rng = np.random.default_rng(seed)
+def _quantile_table(rng, rows: int, pairs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of '0 a1 q1 ... aN qN' (levels jittered, values strictly increasing) and targets."""
     centre = rng.normal(size=rows)
     scale = rng.uniform(0.5, 2.0, rows)
-    # Levels spread over (0, 1) with jitter, far enough apart to survive 8 digits.
     levels = (np.arange(pairs) + 0.5 + rng.uniform(-0.3, 0.3, (rows, pairs))) / pairs
-    # Quantiles of a logistic-ish distribution per row: strictly increasing.
     values = centre[:, None] + scale[:, None] * np.log(levels / (1 - levels))
     table = np.empty((rows, 1 + 2 * pairs))
     table[:, 0] = 0
     table[:, 1::2] = levels
     table[:, 2::2] = values
-    np.savetxt(path, table, fmt="%16.7e", delimiter="")
-    t = centre + scale * rng.logistic(size=rows)
-    np.savetxt(targets, t, fmt="%16.7e")
+    return table, centre + scale * rng.logistic(size=rows)
 
 
-def write_classification(path: Path, targets: Path, rows: int, seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    p = rng.uniform(0.01, 0.99, rows)
-    t = np.where(rng.uniform(size=rows) < p, 1.0, -1.0)
-    np.savetxt(path, p, fmt="%16.7e")
-    np.savetxt(targets, t, fmt="%16.7e")
+def _write_repr(path: Path, rows) -> None:
+    """As a Python participant writes: the flag as an integer, then repr of each value."""
+    with open(path, "w") as f:
+        for flag, row in rows:
+            head = "" if flag is None else f"{flag} "
+            f.write(head + " ".join(map(repr, row)) + "\n")
 
 
-def measure(argv: list[str]) -> tuple[float, float, int]:
-    """(seconds printed by the process or wall time, wall seconds, peak RSS bytes)."""
+def write_layout(layout: str, pred: Path, targets: Path, args) -> int:
+    """Write one layout's prediction and target files; return the widest line's numbers."""
+    rng = np.random.default_rng(2004)
+    if layout == "classification":
+        p = rng.uniform(0.01, 0.99, args.class_rows)
+        t = np.where(rng.uniform(size=p.size) < p, 1, -1)
+        np.savetxt(pred, p, fmt="%.17g")
+        np.savetxt(targets, t, fmt="%d")
+        return 1
+    if layout == "mixed":
+        return _write_mixed(rng, pred, targets, args.rows)
+    table, t = _quantile_table(rng, args.rows, args.pairs)
+    if layout == "matlab":
+        np.savetxt(pred, table, fmt="%16.7e", delimiter="")
+        np.savetxt(targets, t, fmt="%16.7e")
+    elif layout == "savetxt":
+        np.savetxt(pred, table)
+        np.savetxt(targets, t)
+    elif layout == "repr":
+        _write_repr(pred, ((0, row[1:].tolist()) for row in table))
+        _write_repr(targets, ((None, [x]) for x in t.tolist()))
+    elif layout == "g-tab":
+        np.savetxt(pred, table, fmt="%g", delimiter="\t")
+        np.savetxt(targets, t, fmt="%g")
+    else:
+        raise SystemExit(f"unknown layout {layout!r}")
+    return table.shape[1]
+
+
+def _write_mixed(rng, pred: Path, targets: Path, rows: int) -> int:
+    kind = rng.integers(0, 3, rows)
+    quantiles, t = _quantile_table(rng, rows, 20)
+    mean, sd = rng.normal(size=rows), rng.uniform(0.5, 2.0, rows)
+    samples = mean[:, None] + sd[:, None] * rng.normal(size=(rows, 100))
+    lines = []
+    for i in range(rows):
+        if kind[i] == 0:
+            lines.append((0, quantiles[i, 1:].tolist()))
+        elif kind[i] == 1:
+            lines.append((1, [float(mean[i]), float(sd[i] ** 2)]))
+        else:
+            lines.append((2, samples[i].tolist()))
+    _write_repr(pred, lines)
+    _write_repr(targets, ((None, [x]) for x in t.tolist()))
+    return 101
+
+
+def measure(code: str, *argv: str) -> tuple[float, int]:
+    """(seconds the process printed, its peak resident bytes by GNU time)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    out = proc.stdout.read().decode()
-    err = proc.stderr.read().decode()
-    proc.stdout.close()
-    proc.stderr.close()
-    if status != 0:
-        raise SystemExit(f"{argv} failed:\n{err}")
-    try:
-        inner = float(out.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        inner = wall
-    return inner, wall, usage.ru_maxrss * 1024
+    proc = subprocess.run(
+        [TIME, "-f", "%M", sys.executable, "-c", code, *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv} failed:\n{proc.stderr}")
+    kilobytes = int(proc.stderr.strip().splitlines()[-1])
+    return float(proc.stdout.strip().splitlines()[-1]), kilobytes * 1024
 
 
-def run_case(name: str, pred: Path, targets: Path, repeat: int) -> dict:
+def run_layout(layout: str, folder: Path, args) -> dict:
+    pred, targets = folder / f"{layout}_predict.txt", folder / f"{layout}_targets.txt"
+    # Generate in a child: the parent's size would not matter to GNU time, but its
+    # time would: keep the bench's own process small and quick.
+    width = int(
+        subprocess.run(
+            [sys.executable, __file__, "--generate-only", layout, str(folder), *_sizes(args)],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
     size = pred.stat().st_size
-    rows = {}
-    commands = {
-        "numpy split": [sys.executable, "-c", FLOORS["numpy split"], str(pred)],
-        "pandas": [sys.executable, "-c", FLOORS["pandas"], str(pred)],
-        "evaluate": [sys.executable, "-c", FLOORS["evaluate"], str(pred), str(targets)],
-        "cli": [sys.executable, "-m", "scoring", "evaluate", str(pred), str(targets)],
+    runs = {"pandas": [], "evaluate": [], "imports": []}
+    for _ in range(args.repeat):
+        runs["pandas"].append(measure(PANDAS, str(pred), str(width)))
+        runs["evaluate"].append(measure(EVALUATE, str(pred), str(targets)))
+        runs["imports"].append(measure(IMPORTS))
+    pandas_s = statistics.median(s for s, _ in runs["pandas"])
+    evaluate_s = statistics.median(s for s, _ in runs["evaluate"])
+    base = statistics.median(m for _, m in runs["imports"])
+    peak = statistics.median(m for _, m in runs["evaluate"])
+    row = {
+        "file_bytes": size,
+        "pandas_seconds": pandas_s,
+        "evaluate_seconds": evaluate_s,
+        "ratio": evaluate_s / pandas_s,
+        "evaluate_peak_bytes": peak,
+        "imports_peak_bytes": base,
+        "growth_per_file_byte": (peak - base) / size,
+        "all_runs": runs,
     }
-    for label, argv in commands.items():
-        best = None
-        for _ in range(repeat):
-            inner, wall, rss = measure(argv)
-            if best is None or inner < best[0]:
-                best = (inner, wall, rss)
-        rows[label] = {"seconds": best[0], "wall": best[1], "peak_bytes": best[2]}
-    # What the interpreter holds before reading a byte: python, numpy, scoring.
-    _, _, base = measure([sys.executable, "-c", "import scoring"])
-    floor = rows["pandas"]["seconds"]
-    print(
-        f"\n{name}: {pred.name}, {size / 1e6:.1f} MB (interpreter + imports: {base / 1e6:.0f} MB)"
-    )
-    print(f"{'':14}{'seconds':>9}{'/pandas':>9}{'peak MB':>9}{'peak/file':>10}{'growth/file':>12}")
-    for label, r in rows.items():
-        print(
-            f"{label:14}{r['seconds']:9.3f}{r['seconds'] / floor:9.2f}"
-            f"{r['peak_bytes'] / 1e6:9.1f}{r['peak_bytes'] / size:10.2f}"
-            f"{(r['peak_bytes'] - base) / size:12.2f}"
-        )
-    return {"file_bytes": size, "import_bytes": base, **rows}
+    if not args.keep:
+        pred.unlink()
+        targets.unlink()
+    return row
 
 
-def _names(folder: Path) -> tuple[Path, Path, Path, Path]:
-    return (
-        folder / "outaouais_test_predict.txt",
-        folder / "outaouais_test_targets.txt",
-        folder / "big_test_predict.txt",
-        folder / "big_test_targets.txt",
-    )
+def _sizes(args) -> list[str]:
+    return [
+        "--rows",
+        str(args.rows),
+        "--pairs",
+        str(args.pairs),
+        "--class-rows",
+        str(args.class_rows),
+    ]
+
+
+LAYOUTS = ["matlab", "savetxt", "repr", "g-tab", "mixed", "classification"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--layouts", default=",".join(LAYOUTS))
     parser.add_argument("--rows", type=int, default=20_000)
     parser.add_argument("--pairs", type=int, default=200)
     parser.add_argument("--class-rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="write the files here and keep them")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
-    parser.add_argument("--generate-only", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--generate-only", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.generate_only:
-        folder = args.generate_only
-        write_regression(*_names(folder)[:2], args.rows, args.pairs, seed=2004)
-        write_classification(*_names(folder)[2:], args.class_rows, seed=2006)
+        layout, folder = args.generate_only
+        pred, targets = (
+            Path(folder) / f"{layout}_predict.txt",
+            Path(folder) / f"{layout}_targets.txt",
+        )
+        print(write_layout(layout, pred, targets, args))
         return
+    results = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        # Generate in a child: a parent grown by the generator would pass its
-        # resident size on to every measured child (ru_maxrss survives exec).
-        subprocess.run(
-            [
-                sys.executable,
-                __file__,
-                "--generate-only",
-                str(folder),
-                "--rows",
-                str(args.rows),
-                "--pairs",
-                str(args.pairs),
-                "--class-rows",
-                str(args.class_rows),
-            ],
-            check=True,
+        print(
+            f"{'layout':16}{'MB':>8}{'pandas s':>10}{'evaluate s':>12}{'÷ pandas':>10}{'growth ÷ file':>15}"
         )
-        reg, reg_t, cls, cls_t = _names(folder)
-        results = {
-            "regression": run_case("regression (quantile rows)", reg, reg_t, args.repeat),
-            "classification": run_case("classification", cls, cls_t, args.repeat),
-        }
+        for layout in args.layouts.split(","):
+            row = run_layout(layout, folder, args)
+            results[layout] = row
+            print(
+                f"{layout:16}{row['file_bytes'] / 1e6:8.1f}{row['pandas_seconds']:10.3f}"
+                f"{row['evaluate_seconds']:12.3f}{row['ratio']:10.2f}"
+                f"{row['growth_per_file_byte']:15.2f}",
+                flush=True,
+            )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 

@@ -4,6 +4,7 @@ from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 
+import scoring
 from challenge_site.challenges.models import Challenge
 
 DATASET_NAME_VALIDATOR = RegexValidator(
@@ -36,9 +37,6 @@ class Kind(models.TextChoices):
 class StorageAlias(models.TextChoices):
     DEFAULT = "default", "Default storage"
     PRIVATE = "private", "Private storage (never URL-served)"
-
-
-DEFAULT_RANKING_LOSS = {Task.CLASSIFICATION: "nlp", Task.REGRESSION: "nlpd"}
 
 
 class Dataset(models.Model):
@@ -101,7 +99,7 @@ class Dataset(models.Model):
 
     @property
     def effective_ranking_loss(self) -> str:
-        return self.ranking_loss or DEFAULT_RANKING_LOSS[self.task]
+        return self.ranking_loss or scoring.default_ranking_loss(self.task).name
 
 
 class DatasetFile(models.Model):

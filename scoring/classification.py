@@ -39,6 +39,28 @@ def nlp(p, t, *, base: float = math.e) -> float:
     return float(-np.mean(np.log(prob)) / math.log(base))
 
 
+def nlp_terms(p, t, *, base: float = math.e) -> np.ndarray:
+    """Per-example terms of :func:`nlp`: −log_b(p_i if t_i = +1 else 1 − p_i), +inf at 0."""
+    p, o = _check(p, t)
+    prob = np.where(o, p, 1.0 - p)
+    zero = prob == 0
+    terms = -np.log(np.where(zero, 1.0, prob)) / math.log(base) + 0.0  # (+ 0.0: no −0.0)
+    terms[zero] = math.inf
+    return terms
+
+
+def zero_one_terms(p, t) -> np.ndarray:
+    """Per-example terms of :func:`zero_one`: 1.0 where misclassified, else 0.0."""
+    p, o = _check(p, t)
+    return np.where(o, p < 0.5, p >= 0.5).astype(np.float64)
+
+
+def brier_terms(p, t) -> np.ndarray:
+    """Per-example terms of :func:`brier`: (p_i − o_i)²."""
+    p, o = _check(p, t)
+    return (p - o) ** 2
+
+
 def zero_one(p, t) -> float:
     """Average classification error, eq. (11): p < 0.5 predicts −1, p ≥ 0.5 predicts +1."""
     p, o = _check(p, t)
@@ -56,17 +78,27 @@ def ece(p, t, *, n_bins: int = ECE_BINS) -> float:
 
     Confidence c_i = max(p_i, 1 − p_i); a prediction is correct when it puts
     p ≥ 0.5 on +1 or p < 0.5 on −1; ECE = Σ_m |B_m|/n · |acc(B_m) − conf(B_m)|.
+    The bin edges are the doubles m/B themselves (spec §3), not c·B rounded.
     """
     p, o = _check(p, t)
     conf = np.maximum(p, 1.0 - p)
     correct = (p >= 0.5) == o
     edges = np.arange(n_bins + 1) / n_bins
-    bins = np.clip(np.searchsorted(edges, conf, side="left") - 1, 0, n_bins - 1)
+    # ceil(c·B) − 1 is off by at most one next to an edge: one step each way fixes it.
+    bins = np.ceil(conf * n_bins).astype(np.intp)
+    bins -= 1
+    np.clip(bins, 0, n_bins - 1, out=bins)
+    bins -= conf <= edges[bins]
+    bins += conf > edges[bins + 1]
     gap = np.abs(
         np.bincount(bins, weights=correct, minlength=n_bins)
         - np.bincount(bins, weights=conf, minlength=n_bins)
     )
     return float(gap.sum() / p.size)
+
+
+# Examples handled at a time by lift: its temporaries stay small whatever n is.
+_LIFT_CHUNK = 1 << 16
 
 
 def lift(p, t) -> float | None:
@@ -79,42 +111,73 @@ def lift(p, t) -> float | None:
     """
     p, o = _check(p, t)
     n = p.size
-    n_pos = int(o.sum())
+    n_pos = int(np.count_nonzero(o))
     if n_pos in (0, n):
         return None
-    # Runs of equal p, highest first, and how many positives have p >= each run's p.
-    # (Temporaries are dropped as soon as they are used: n can be millions.)
-    values = np.sort(p)[::-1]
-    new_run = np.empty(n, dtype=bool)
-    new_run[0] = True
-    np.not_equal(values[1:], values[:-1], out=new_run[1:])
-    starts = np.flatnonzero(new_run)
-    del new_run
-    run_p = values[starts]
-    del values
-    pos_sorted = np.sort(p[o])
-    pos_upto = n_pos - np.searchsorted(pos_sorted, run_p, side="left")
-    del pos_sorted, run_p
-    ends = np.empty_like(starts)  # position k (1-based) of each run's last example
-    ends[:-1] = starts[1:]
-    ends[-1] = n
-    # Inside a run the positives accrue evenly: cum(k) = before + pos·(k − s)/L for
-    # s < k <= e, so Σ cum(k)/k = before·(H_e − H_s) + (pos/L)·(L − s·(H_e − H_s)),
-    # with H the harmonic numbers.
-    harmonic = np.empty(n + 1)
-    harmonic[0] = 0.0
-    np.cumsum(1.0 / np.arange(1, n + 1), out=harmonic[1:])
-    dh = harmonic[ends] - harmonic[starts]
-    del harmonic
-    positives = np.diff(pos_upto, prepend=0)
-    lengths = ends - starts
-    del ends
-    total = float(np.dot(pos_upto - positives, dh))
-    total += float(np.sum(positives / lengths * (lengths - starts * dh)))
+    # One sort of 64-bit keys: p's bit pattern (p >= 0, so the patterns order as the
+    # values; -0.0 becomes 0) above the class bit. Read backwards: highest p first.
+    key = p.view(np.uint64) << np.uint64(1)
+    key |= o
+    key.sort()
+    key = key[::-1]
+    total, before, i = 0.0, 0, 0
+    while i < n:
+        j = _run_boundary(key, i, min(i + _LIFT_CHUNK, n))
+        part, pos = _lift_part(key[i:j], i, before)
+        total += part
+        before += pos
+        i = j
     frac = n_pos / n
-    area = float(total / n) / frac
+    area = total / n / frac
     ideal = 1.0 + 0.5 * (1.0 / frac - 1.0) * (frac + 1.0)
     return (ideal - area) / (ideal - 1.0)
+
+
+def _run_boundary(key: np.ndarray, i: int, j: int) -> int:
+    """j moved back to the start of the run of equal p holding it (or past a run
+    that fills all of key[i:j]), so that no run is split between parts."""
+    n = key.size
+    if j >= n:
+        return n
+    value = key[j] >> np.uint64(1)
+    ahead = np.count_nonzero((key[i:j] >> np.uint64(1)) != value)  # keys descend
+    if ahead:
+        return i + int(ahead)
+    rest = (key[i:] >> np.uint64(1)) != value
+    return n if not rest.any() else i + int(rest.argmax())
+
+
+def _lift_part(key: np.ndarray, start: int, before: int) -> tuple[float, int]:
+    """Σ_k cum(k)/k over positions start+1 .. start+len(key) (whole runs of equal p),
+    and the positives among them; ``before`` positives rank above the part.
+
+    In a run covering positions s+1 .. e with ``pos`` positives among L examples,
+    cum(k) = b + pos·(k − s)/L, so Σ cum(k)/k = b·Σ 1/k + (pos/L)·Σ (k − s)/k: sums
+    of positive terms only, without harmonic-number differences that cancel.
+    """
+    value = key >> np.uint64(1)
+    positive = (key & np.uint64(1)).view(np.int64)
+    k = np.arange(start + 1, start + key.size + 1, dtype=np.float64)
+    new_run = np.empty(key.size, dtype=bool)
+    new_run[0] = True
+    np.not_equal(value[1:], value[:-1], out=new_run[1:])
+    if new_run.all():  # no ties (the usual case): every run is one example
+        # Σ cum(k)/k with cum(k) = before + positives up to k.
+        cum = np.cumsum(
+            positive, dtype=np.float64
+        )  # (no np.dot: BLAS threads crawl on a busy machine)
+        inverse = 1.0 / k
+        return float(np.sum(cum * inverse)) + before * float(np.sum(inverse)), int(cum[-1])
+    starts = np.flatnonzero(new_run)
+    run = np.cumsum(new_run, dtype=np.intp) - 1  # run of each position
+    s = (starts + start).astype(np.float64)  # positions ranked above each run
+    inverse = np.add.reduceat(1.0 / k, starts)
+    share = np.add.reduceat((k - s[run]) / k, starts)
+    pos = np.add.reduceat(positive, starts)
+    lengths = np.diff(starts, append=key.size)
+    above = (before + np.cumsum(pos) - pos).astype(np.float64)
+    part = float(np.sum(above * inverse)) + float(np.sum(pos / lengths * share))
+    return part, int(pos.sum())
 
 
 def is_point(p) -> bool:

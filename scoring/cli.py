@@ -60,8 +60,38 @@ def _number_type(ok, expected: str):
     return convert
 
 
-_log_base = _number_type(lambda v: v > 0 and v != 1, "a log base: a positive number other than 1")
+_log_base_number = _number_type(
+    lambda v: v > 0 and v != 1, "a log base: a positive number other than 1, or e"
+)
+
+
+def _log_base(text: str) -> float:
+    """``e`` or a number (spec §4)."""
+    return math.e if text == "e" else _log_base_number(text)
+
+
 _gap = _number_type(lambda v: v >= 0, "a minimum quantile gap: a number >= 0")
+
+
+class _IntermixedParser(argparse.ArgumentParser):
+    """A subcommand parser whose options may come before, between or after its
+    positionals (spec §4: ``P T nlp --log-base 2`` and ``P T --log-base 2 3`` alike).
+
+    Plain argparse takes the optional LOSS as absent as soon as an option follows
+    TARGETS; :meth:`parse_known_intermixed_args` parses the options first. (It calls
+    :meth:`parse_known_args` itself, hence the guard.)
+    """
+
+    _intermixing = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._intermixing:
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=FORMATS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_IntermixedParser)
     ev = commands.add_parser(
         "evaluate",
         help="score a prediction file against a target file",
@@ -100,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_log_base,
         default=math.e,
         metavar="B",
-        help="base of the logarithm in nlp and nlpd (default e)",
+        help="base of the logarithm in nlp and nlpd: a number or e (default e)",
     )
     ev.add_argument(
         "--min-quantile-gap",

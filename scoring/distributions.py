@@ -195,7 +195,8 @@ def sample_stats(samples, target) -> Stats:
     lo, hi = s[:, :-1], s[:, 1:]
     cut = np.clip(t[:, None], lo, hi)  # where t splits each gap
     i = np.arange(1.0, k)
-    crps = ((cut - lo) @ (i * i) + (hi - cut) @ ((k - i) * (k - i))) / (k * k)
+    crps = ((cut - lo) * (i * i)).sum(axis=1) + ((hi - cut) * ((k - i) * (k - i))).sum(axis=1)
+    crps /= k * k
     crps += np.maximum(s[:, 0] - t, 0.0) + np.maximum(t - s[:, -1], 0.0)
     below = np.count_nonzero(s < t[:, None], axis=1)
     at_or_below = np.count_nonzero(s <= t[:, None], axis=1)

@@ -58,10 +58,28 @@ class ScoringError(Exception):
         self.problems = list(problems)
         self.total = len(self.problems) if total is None else total
         self.exact = exact
+        self._parts: tuple[ScoringError, ...] = ()
         super().__init__(self.report())
+
+    @classmethod
+    def combine(cls, *errors: ScoringError) -> ScoringError:
+        """One error for the problems of several files (spec §4: "the problems of both"):
+        each file's report in turn, under its own cap and count of the rest."""
+        if len(errors) == 1:
+            return errors[0]
+        combined = cls(
+            [p for e in errors for p in e.problems],
+            sum(e.total for e in errors),
+            exact=all(e.exact for e in errors),
+        )
+        combined._parts = tuple(errors)
+        combined.args = (combined.report(),)
+        return combined
 
     @property
     def lines(self) -> list[str]:
+        if self._parts:
+            return [line for part in self._parts for line in part.lines]
         out = [str(p) for p in self.problems]
         hidden = self.total - len(self.problems)
         if hidden > 0 or not self.exact:

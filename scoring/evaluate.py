@@ -7,9 +7,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .distributions import gaussian_stats
-from .losses import Context, compute_scores
+from .errors import Problem, Problems, ScoringError
+from .losses import Context, compute_scores, compute_terms
 from .options import MAX_LINE_NUMBERS, ScoringOptions, Task
-from .parse import GAUSSIAN, RegressionRows, RowReader, read_classification, read_regression
+from .parse import (
+    GAUSSIAN,
+    RegressionRows,
+    RowReader,
+    check_regression,
+    read_classification,
+    read_regression,
+)
 from .parse import read_targets as _read_targets
 from .plots import pit_summary, reliability
 from .regression import variance
@@ -32,6 +40,18 @@ class Evaluation:
             return {"reliability": reliability(ctx.p, ctx.targets)}
         return {"pit": pit_summary(ctx.rows.stats.pit)}
 
+    def terms(self) -> dict[str, np.ndarray | None]:
+        """Per-example terms from the statistics already held (no file is read again).
+
+        Classification: ``nlp``, ``01l``, ``brier``; regression: ``nlpd``, ``se`` (the
+        squared errors (t − m)² behind nmse: nmse = mean(se)/var(t)) and ``crps``. Each is a
+        float64 array of n terms whose mean is the loss (nlp and nlpd in the options' log
+        base, +inf where the probability or density is 0), or None where the loss is n/a:
+        every probabilistic loss of a non-probabilistic file, nlpd of a file with sample
+        rows. See :func:`scoring.losses.compute_terms`.
+        """
+        return compute_terms(self.context)
+
 
 def _score(ctx: Context) -> Evaluation:
     scores = compute_scores(ctx)
@@ -53,14 +73,22 @@ def evaluate(
     ``predictions`` and ``targets`` are bytes, paths or binary files; ``targets``
     may also be an array already read. The task is classification when every
     target is ±1 and every prediction line holds one number, unless given.
-    Raises :class:`~scoring.errors.ScoringError` listing every problem.
+    Raises :class:`~scoring.errors.ScoringError` listing every problem; when the
+    targets file has problems, the predictions are still checked on their own (with
+    the task given, or guessed from their lines) and the problems of both are listed,
+    the targets' first.
     """
     options = options or ScoringOptions()
     task = Task(task) if task is not None else None
     if isinstance(targets, np.ndarray):
         t = targets.astype(np.float64, copy=False)
     else:
-        t = _read_targets(targets, path=targets_path, task=task)
+        try:
+            t = _read_targets(targets, path=targets_path, task=task)
+        except ScoringError as error:
+            raise _with_prediction_problems(
+                error, predictions, path=predictions_path, task=task, options=options
+            ) from None
     if train_targets is not None:
         train_targets = np.asarray(train_targets, dtype=np.float64)
     reader = RowReader(predictions, predictions_path, max_numbers=MAX_LINE_NUMBERS)
@@ -91,14 +119,47 @@ def _infer_task(reader: RowReader, targets: np.ndarray) -> Task:
     """Classification when targets are ±1 and no prediction line holds more than one number."""
     if not _labels(targets).all():
         return Task.REGRESSION
+    return _task_of_lines(reader)
+
+
+def _task_of_lines(reader: RowReader) -> Task:
+    """Regression if a prediction line holds more than one number, else classification.
+
+    The classification reader then reuses the tokenized blocks; the regression reader
+    reads the file again (its problems are dropped here)."""
     tables = []
     for table in reader.tokenized():
         if (table.counts > 1).any():
-            reader.problems = type(reader.problems)(reader.problems.path)
+            reader.problems = Problems(reader.problems.path)
             return Task.REGRESSION
         tables.append(table)
     reader.tables = tables
     return Task.CLASSIFICATION
+
+
+def _with_prediction_problems(
+    target_error: ScoringError,
+    predictions,
+    *,
+    path: str,
+    task: Task | None,
+    options: ScoringOptions,
+) -> ScoringError:
+    """The targets' error, followed by the problems of the predictions checked on their
+    own: with no valid targets, no row count and no label is checked, and the task is
+    the one given or else guessed from the prediction lines alone."""
+    try:
+        reader = RowReader(predictions, path, max_numbers=MAX_LINE_NUMBERS)
+        if (task or _task_of_lines(reader)) == Task.CLASSIFICATION:
+            read_classification(predictions, path=path, reader=reader)
+        else:
+            check_regression(predictions, path=path, options=options)
+    except ScoringError as error:
+        return ScoringError.combine(target_error, error)
+    except OSError as error:
+        problem = Problem(path, 0, f"cannot read the file: {error.strerror or error}")
+        return ScoringError.combine(target_error, ScoringError([problem]))
+    return target_error
 
 
 def baseline(

@@ -107,8 +107,8 @@ def _columns(x: np.ndarray, field: int, sci: int, frac: int, exp: int) -> np.nda
     if not (digits < 10).all():
         return None
     digits = digits.astype(np.float64)
-    mantissa = digits[:, : frac + 1] @ _P10[frac::-1]
-    exponent = (digits[:, frac + 1 :] @ _P10[exp - 1 :: -1]).astype(np.int64)
+    mantissa = np.einsum("ij,j->i", digits[:, : frac + 1], _P10[frac::-1])  # no BLAS
+    exponent = np.einsum("ij,j->i", digits[:, frac + 1 :], _P10[exp - 1 :: -1]).astype(np.int64)
     power = np.where(x[:, field - exp - 1] == 45, -exponent, exponent) - frac
     return _scale(mantissa, power, sign == 45, x)
 

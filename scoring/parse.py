@@ -25,6 +25,8 @@ ROW_KINDS = {QUANTILES: "quantiles", GAUSSIAN: "Gaussian", SAMPLE: "sample"}
 
 def _single_numbers(rows: Rows, problems: Problems, what: str) -> tuple[np.ndarray, np.ndarray]:
     """Rows that must hold exactly one number: returns (good mask, values)."""
+    if rows.values.size == rows.counts.size and not rows.bad.any():
+        return np.ones(rows.counts.size, dtype=bool), rows.values  # one number on every row
     ok = ~rows.bad
     wrong = ok & (rows.counts != 1)
     counts = rows.counts[wrong]
@@ -144,6 +146,18 @@ def read_regression(
     reader.check_count(n, "target")
     reader.problems.raise_if_any()
     return result or _empty_rows(n)
+
+
+def check_regression(source, *, path: str, options: ScoringOptions | None = None) -> None:
+    """Validate regression predictions on their own, with no targets: every check of
+    :func:`read_regression` but the row count (spec §1 checks no line against a target)."""
+    reader = RowReader(source, path, max_numbers=MAX_LINE_NUMBERS)
+    check = _RegressionChecks(reader.problems, options or ScoringOptions())
+    no_targets = np.empty(0)
+    for rows in reader.rows():
+        for _ in check.block(rows, no_targets):  # (nothing to score: no row has a target)
+            pass
+    reader.problems.raise_if_any()
 
 
 def _empty_rows(n: int) -> RegressionRows:

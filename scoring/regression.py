@@ -26,6 +26,27 @@ def nlpd(logpdf, *, base: float = math.e) -> float | None:
     return -_mean(logpdf) / math.log(base)  # (a Python float: inf, not an error, beyond)
 
 
+def nlpd_terms(logpdf, *, base: float = math.e) -> np.ndarray | None:
+    """Per-example terms of :func:`nlpd`: −log_b p(t_i | x_i), +inf where the density is 0;
+    None when any is undefined (a sample row)."""
+    logpdf = np.asarray(logpdf, dtype=np.float64)
+    if np.isnan(logpdf).any():
+        return None
+    zero = np.isneginf(logpdf)
+    with np.errstate(over="ignore"):  # +inf only beyond the largest double
+        terms = -np.where(zero, 0.0, logpdf) / math.log(base) + 0.0  # (+ 0.0: no −0.0)
+    terms[zero] = math.inf
+    return terms
+
+
+def squared_errors(mean, t) -> np.ndarray:
+    """(t_i − m_i)² per example: nmse is their mean over var(t)."""
+    mean = np.asarray(mean, dtype=np.float64)
+    t = np.asarray(t, dtype=np.float64)
+    with np.errstate(over="ignore"):  # (|t − m| is far below 1e154 for every valid file)
+        return (t - mean) ** 2
+
+
 def nmse(mean, t, *, variance: float | None = None) -> float | None:
     """Σ (t_i − m_i)² / (n · var), var of ``t`` (ddof 0) unless given; None when var = 0.
 

@@ -88,6 +88,8 @@ class RowReader:
         return tables(self.source, self.problems, self.max_numbers)
 
     def _take(self, table: Table) -> Rows:
+        if table.n_lines and table.counts.all() and not table.bad.any():
+            return self._take_full(table)
         lines = table.line_numbers
         self.last_line = int(lines[-1]) if lines.size else self.last_line
         nonblank = (table.counts > 0) | table.bad
@@ -117,6 +119,20 @@ class RowReader:
             table.offsets[nonblank],
             table.bad[nonblank],
         )
+
+    def _take_full(self, table: Table) -> Rows:
+        """A block with no blank line (the usual case): no row needs to be picked out."""
+        n = table.n_lines
+        lines = table.line_numbers
+        self.last_line = self.last_row_line = int(lines[-1])
+        if self._pending_blank is not None:
+            self.problems.add_range(*self._pending_blank, _blank_before_example)
+            self._pending_blank = None
+        index = self.count + np.arange(n)
+        if self._watch is not None and self.count <= self._watch < self.count + n:
+            self._line_of_row[self._watch] = int(lines[self._watch - self.count])
+        self.count += n
+        return Rows(table, index, lines, table.counts, table.offsets, table.bad)
 
     def _count(self, tail: Tail) -> None:
         """The rest of a file of too many rows: counted, not read (see textfile.tables)."""

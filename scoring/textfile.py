@@ -36,6 +36,11 @@ from .errors import Problems
 from .fixedwidth import _MATLAB, _columns, _field_layout, _matlab16
 from .lines import read_lines, too_many
 
+try:  # the C parser, built by ``python -m scoring._build`` (make install does)
+    from . import _fastparse
+except ImportError:  # pragma: no cover - numpy alone reads every block, only slower
+    _fastparse = None
+
 
 @dataclass
 class Table:
@@ -60,6 +65,11 @@ class Table:
     @property
     def offsets(self) -> np.ndarray:
         return np.cumsum(self.counts) - self.counts
+
+
+def compiled() -> bool:
+    """Whether the C parser is built (``python -m scoring._build``; make install does)."""
+    return _fastparse is not None
 
 
 def tables(
@@ -101,6 +111,9 @@ def tokenize(
 
     A line of more than ``max_numbers`` numbers is unreadable too, whichever path reads it.
     """
+    table = _compiled(buf, first_line, max_numbers)
+    if table is not None:
+        return table
     b = np.frombuffer(buf, dtype=np.uint8)
     table = _fixed_width(buf, b, first_line)  # checks every byte it accepts
     if table is not None:
@@ -122,6 +135,19 @@ def tokenize(
     if newlines.size <= _FEW_LINES:
         return _careful(buf, first_line, problems, max_numbers)
     return _sort_out(buf, b, newlines, first_line, problems, max_numbers)
+
+
+def _compiled(buf: bytes, first_line: int, max_numbers: int | None) -> Table | None:
+    """The block read by the C parser, or None if any line needs a closer look."""
+    if _fastparse is None:
+        return None
+    values = np.empty(len(buf) // 2 + 1)  # a number takes a digit and a blank at least
+    counts = np.empty(len(buf), dtype=np.int64)  # pages are touched only as lines are read
+    read = _fastparse.parse_block(buf, values, counts, -1 if max_numbers is None else max_numbers)
+    if read is None:
+        return None
+    n, lines = read
+    return Table(first_line, values[:n].copy(), counts[:lines].copy(), np.zeros(lines, dtype=bool))
 
 
 def _drop_long_lines(table: Table, problems: Problems, max_numbers: int) -> Table:

@@ -21,8 +21,6 @@ RESULTS_SIZE = 10
 EXPORT_CHUNK = 500
 SPLITS = (Split.VAL, Split.TEST)
 VIEWS = {"all": "All submissions", "best": "Best per participant"}
-# Losses that are averages of -log p: their difference to the baseline is information.
-LOG_LOSSES = {"nlp", "nlpd"}
 
 
 class BadOptions(Exception):
@@ -120,9 +118,9 @@ class Row:
 def gain_unit(dataset: Dataset) -> str:
     """What the gain over the baseline is measured in: for a log loss (nlp, nlpd) the
     information per example in the dataset's base; otherwise the ranking loss's own units."""
-    ranking = dataset.effective_ranking_loss
-    if ranking not in LOG_LOSSES:
-        return f"{ranking} units"
+    ranking = ranking_loss(dataset)
+    if ranking is None or not ranking.log_scale:
+        return f"{dataset.effective_ranking_loss} units"
     base = dataset.log_base
     if math.isclose(base, 2):
         return "bits"

@@ -138,7 +138,7 @@ def leaderboard(request, slug, name):
         "columns": _columns(board),
         "ranking": ranking,
         "unit": services.gain_unit(dataset),
-        "log_loss": ranking is not None and ranking.name in services.LOG_LOSSES,
+        "log_loss": ranking is not None and ranking.log_scale,
         "split_label": Split(board.split).label,
         "point_links": [
             {"loss": loss, "url": board_url(board, sort=loss.name)}

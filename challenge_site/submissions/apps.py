@@ -13,7 +13,7 @@ class SubmissionsConfig(AppConfig):
         from datasets.models import Dataset
         from datasets.signals import dataset_files_changed
 
-        from . import services, tasks  # noqa: F401 - registers the Celery tasks by name
+        from . import checks, services, tasks  # noqa: F401 - registers checks and Celery tasks
         from .models import Submission
 
         def rescore_dataset(sender, dataset, **kwargs):

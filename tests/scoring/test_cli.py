@@ -253,3 +253,111 @@ def test_cli_agrees_with_the_library_on_random_regression_files(capsys, files):
     shown = parse_output(capsys.readouterr().out)
     want = evaluate(pred, targ, options=ScoringOptions(log_base=10)).scores
     assert {k: float(v) for k, v in shown.items()} == want
+
+
+# --- spec §4: options anywhere, --log-base e, the problems of both files -----------------------
+
+
+def test_options_may_come_before_or_after_the_loss(files):
+    pred, targ = files("p.txt", ["0.5"] * 4), files("t.txt", ["1", "-1", "1", "-1"])
+    for args in (
+        [pred, targ, "--log-base", "2", "3"],
+        [pred, targ, "3", "--log-base", "2"],
+        [pred, targ, "nlp", "--log-base", "2"],
+        ["--log-base", "2", pred, targ, "nlp"],
+        [pred, "--log-base", "2", targ, "--task", "classification", "3"],
+    ):
+        proc = run("evaluate", *args)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, "1.0\n", ""), args
+    proc = run("evaluate", pred, targ, "--task", "classification", "4", "--log-base", "10")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "0.5\n", "")
+    # A loss after the options still has to be a loss.
+    proc = run("evaluate", pred, targ, "--log-base", "2", "mse")
+    assert proc.returncode == 2 and "unknown loss 'mse'" in proc.stderr and proc.stdout == ""
+
+
+def test_log_base_e(files):
+    pred, targ = files("p.txt", ["0.5"] * 4), files("t.txt", ["1", "-1", "1", "-1"])
+    proc = run("evaluate", pred, targ, "nlp", "--log-base", "e")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"{math.log(2)!r}\n", "")
+    proc = run("evaluate", pred, targ, "--log-base", "e")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout.splitlines() == [
+        f"nlp {math.log(2)!r}",
+        "01l 0.5",
+        "lift 1.0",
+        "brier 0.25",
+        "ece 0.0",
+    ]
+    assert proc.stdout == run("evaluate", pred, targ).stdout  # e is the default
+    for bad in ("x", "1", "-2", "ee"):
+        proc = run("evaluate", pred, targ, "--log-base", bad)
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert f"expected a log base: a positive number other than 1, or e, got {bad!r}" in (
+            proc.stderr
+        )
+
+
+def test_problems_of_both_files_targets_first(files):
+    pred = files("p.txt", ["0.5", "abc", "2"])
+    targ = files("t.txt", ["1", "x", "-1", "", "1"])
+    proc = run("evaluate", pred, targ)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr.splitlines() == [
+        f"{targ}:2: expected a number, found 'x'",
+        f"{targ}:4: blank line before the last example; every line must hold an example "
+        "(a blank line would shift the rows after it)",
+        f"{pred}:2: expected a number, found 'abc'",
+        f"{pred}:3: expected a probability between 0 and 1, found 2",
+    ]  # (and no row count: the targets' count is unknown)
+    # Regression predictions, known by their lines.
+    pred = files("r.txt", ["1 0 1", "1 0 -1", "0 0.5 1 0.5 2"])
+    proc = run("evaluate", pred, targ, "nmse")
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr.splitlines()[2:] == [
+        f"{pred}:2: expected a variance of at least 0, found -1",
+        f"{pred}:3: quantile levels must increase strictly (0.5 after 0.5)",
+    ]
+    # --task says how to read the predictions.
+    pred = files("s.txt", ["0.5", "0.25"])
+    proc = run("evaluate", pred, targ, "--task", "regression")
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr.splitlines()[2:] == [
+        f"{pred}:{k}: expected a row type flag of 0 (quantiles), 1 (Gaussian) or 2 (sample) "
+        f"first, found {v}"
+        for k, v in ((1, "0.5"), (2, "0.25"))
+    ]
+
+
+def test_valid_predictions_with_bad_targets_report_the_targets_alone(files):
+    targ = files("t.txt", ["1", "-1", "one", "1"])
+    for rows in (["0.5", "0.25"], ["1 0 1", "2 0.5 1", "0 0.2 -1 0.8 1"]):
+        proc = run("evaluate", files("p.txt", rows), targ)
+        assert (proc.returncode, proc.stdout) == (1, "")
+        assert proc.stderr == f"{targ}:3: expected a number, found 'one'\n"
+    # Fewer prediction rows than target lines: with bad targets, no count is checked.
+    proc = run("evaluate", files("p.txt", ["0.5"]), targ, "--task", "classification")
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == f"{targ}:3: expected a number, found 'one'\n"
+
+
+def test_bad_targets_and_unreadable_predictions(tmp_path, files):
+    targ = files("t.txt", ["1", "x"])
+    proc = run("evaluate", tmp_path / "nope.txt", targ)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr.splitlines() == [
+        f"{targ}:2: expected a number, found 'x'",
+        f"{tmp_path / 'nope.txt'}: cannot read the file: No such file or directory",
+    ]
+
+
+def test_each_file_keeps_its_own_cap(files):
+    pred = files("p.txt", ["7"] * 130)
+    targ = files("t.txt", ["y"] * 120)
+    proc = run("evaluate", pred, targ)
+    lines = proc.stderr.splitlines()
+    assert (proc.returncode, proc.stdout, len(lines)) == (1, "", 202)
+    assert lines[99] == f"{targ}:100: expected a number, found 'y'"
+    assert lines[100] == "... and 20 more problems"
+    assert lines[101] == f"{pred}:1: expected a probability between 0 and 1, found 7"
+    assert lines[-1] == "... and 30 more problems"

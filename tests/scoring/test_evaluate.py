@@ -345,3 +345,24 @@ def test_scoring_error_interface():
     assert [(p.path, p.line) for p in err.problems] == [("p.txt", 2), ("p.txt", 3)]
     assert err.lines == [str(p) for p in err.problems]
     assert str(err) == err.report() == "\n".join(err.lines)
+
+
+def test_problems_of_both_files_in_one_error():
+    err = problems_of(
+        evaluate,
+        lines_of(["1 0.5 1", "x", "1 2"]),
+        lines_of(["1", "y"]),
+        predictions_path="p.txt",
+        targets_path="t.txt",
+    )
+    assert err.lines == [
+        "t.txt:2: expected a number, found 'y'",
+        "p.txt:2: expected a number, found 'x'",
+        "p.txt:3: a Gaussian row '1 m v' has 3 numbers, found 2",  # guessed: regression
+    ]
+    assert err.total == 3 and err.exact
+    assert [(p.path, p.line) for p in err.problems] == [("t.txt", 2), ("p.txt", 2), ("p.txt", 3)]
+    assert str(err) == err.report() == "\n".join(err.lines)
+    # Valid predictions: the targets' problems alone.
+    err = problems_of(evaluate, lines_of(["0.5"]), lines_of(["1", "y"]), targets_path="t.txt")
+    assert err.lines == ["t.txt:2: expected a number, found 'y'"]

@@ -1,5 +1,6 @@
 """scoring.losses: the registry the site builds its columns from, and the n/a rules."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -12,6 +13,7 @@ from scoring import (
     ScoringOptions,
     Task,
     by_legacy_number,
+    default_ranking_loss,
     evaluate,
     losses_for,
     register,
@@ -50,19 +52,57 @@ def test_every_loss_describes_itself():
 
 
 def test_registering_twice_is_refused():
+    nlp = LOSSES["nlp"]
     with pytest.raises(ValueError, match="already registered"):
+        register(**{f.name: getattr(nlp, f.name) for f in dataclasses.fields(Loss)})
+    assert LOSSES["nlp"] is nlp
+
+
+def test_losses_are_registered_with_keywords_only():
+    with pytest.raises(TypeError):
         register(LOSSES["nlp"])
+    with pytest.raises(TypeError):
+        Loss("mae", "Mean absolute error", Task.REGRESSION, False, lambda c: 0.0)
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"legacy_number": 3}, "legacy number 3"),
+        ({"default_ranking": True}, "default ranking loss"),
+        ({"terms": lambda c: c.p, "terms_key": "brier"}, "terms named 'brier'"),
+    ],
+)
+def test_a_loss_that_would_clash_is_refused(fields, message):
+    with pytest.raises(ValueError, match=message):
+        register(
+            name="other",
+            title="Other",
+            task=Task.CLASSIFICATION,
+            probabilistic=True,
+            compute=lambda c: 0.0,
+            **fields,
+        )
+    assert "other" not in LOSSES
+
+
+def test_log_scale_and_default_ranking_losses():
+    assert {name for name, loss in LOSSES.items() if loss.log_scale} == {"nlp", "nlpd"}
+    assert default_ranking_loss("classification") is LOSSES["nlp"]
+    assert default_ranking_loss(Task.REGRESSION) is LOSSES["nlpd"]
+    assert LOSSES["nmse"].terms_key == "se" and LOSSES["crps"].terms_key == "crps"
+    assert LOSSES["lift"].terms is None and LOSSES["lift"].terms_key == ""
 
 
 def test_a_new_loss_is_computed_with_no_other_change():
-    loss = Loss(
-        "max_abs_error",
-        "Largest absolute error",
-        Task.REGRESSION,
-        False,
-        lambda c: float(np.max(np.abs(c.rows.stats.mean - c.targets))),
+    loss = register(
+        name="max_abs_error",
+        title="Largest absolute error",
+        task=Task.REGRESSION,
+        probabilistic=False,
+        compute=lambda c: float(np.max(np.abs(c.rows.stats.mean - c.targets))),
     )
-    register(loss)
+    assert LOSSES["max_abs_error"] is loss and loss.task is Task.REGRESSION
     try:
         result = evaluate(lines_of(["1 1 1", "1 5 2"]), arr(0.0, 1.0))
         assert result.scores["max_abs_error"] == 4.0

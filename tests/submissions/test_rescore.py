@@ -132,14 +132,12 @@ def test_baseline_without_training_targets_fails_with_a_reason(
 def registered_loss():
     """A loss added to the registry for a while, as an organiser might add one."""
     loss = scoring.register(
-        scoring.Loss(
-            "mae",
-            "Mean absolute error",
-            scoring.Task.REGRESSION,
-            False,
-            lambda c: float(np.mean(np.abs(c.targets - c.rows.stats.mean))),
-            description="(1/n) Σ |t − mean|.",
-        )
+        name="mae",
+        title="Mean absolute error",
+        task=scoring.Task.REGRESSION,
+        probabilistic=False,
+        compute=lambda c: float(np.mean(np.abs(c.targets - c.rows.stats.mean))),
+        description="(1/n) Σ |t − mean|.",
     )
     try:
         yield loss
