@@ -10,13 +10,13 @@ DEMO := datasets/demo/generated
 ADDRESS ?= 127.0.0.1:8000
 
 EXT_SUFFIX := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
-FASTPARSE := scoring/_fastparse$(EXT_SUFFIX)
+NATIVE := scoring/_native$(EXT_SUFFIX)
 
 .PHONY: install install-test run demo test test-stack lint clean
 
-install: $(VENV)/.installed $(FASTPARSE)
+install: $(VENV)/.installed $(NATIVE)
 
-install-test: $(VENV)/.installed-test $(FASTPARSE)
+install-test: $(VENV)/.installed-test $(NATIVE)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,7 @@ $(VENV)/.installed-test: requirements-test.txt $(VENV)/.installed
 	touch $@
 
 # The scoring package's C parser (scoring/_build.py: one cc call, no setuptools).
-$(FASTPARSE): scoring/_fastparse.c scoring/_build.py | $(BIN)/python
+$(NATIVE): scoring/_native.c scoring/_build.py | $(BIN)/python
 	$(BIN)/python -m scoring._build
 
 $(DEMO)/.stamp: $(wildcard datasets/demo/*.py) | $(VENV)/.installed
@@ -62,4 +62,4 @@ lint: install-test
 	$(BIN)/ruff format --check .
 
 clean:
-	rm -rf $(DEMO) var staticfiles scoring/_pow10.h scoring/_fastparse*.so
+	rm -rf $(DEMO) var staticfiles scoring/_pow10.h scoring/_native*.so

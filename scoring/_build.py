@@ -1,4 +1,4 @@
-"""Build the C parser ``scoring._fastparse`` in place: ``python -m scoring._build``.
+"""Build the C parser ``scoring._native`` in place: ``python -m scoring._build``.
 
 No setuptools: one ``cc`` call with the running interpreter's headers and
 extension suffix, so that ``make install``, the Dockerfile and a participant's
@@ -19,7 +19,7 @@ import sysconfig
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SOURCE = HERE / "_fastparse.c"
+SOURCE = HERE / "_native.c"
 TABLE = HERE / "_pow10.h"
 POW10_MIN, POW10_MAX = -348, 347
 
@@ -51,7 +51,7 @@ def table_header() -> str:
 
 
 def target() -> Path:
-    return HERE / ("_fastparse" + sysconfig.get_config_var("EXT_SUFFIX"))
+    return HERE / ("_native" + sysconfig.get_config_var("EXT_SUFFIX"))
 
 
 def build(verbose: bool = True) -> Path:
@@ -82,4 +82,4 @@ if __name__ == "__main__":
     try:
         print(build())
     except (OSError, subprocess.CalledProcessError) as exc:
-        sys.exit(f"building scoring/_fastparse.c failed: {exc}")
+        sys.exit(f"building scoring/_native.c failed: {exc}")

@@ -7,6 +7,7 @@ rescore, for every earlier one, with no change to the site.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,8 +33,13 @@ class Context:
     @property
     def is_point(self) -> bool:
         if self.task == Task.CLASSIFICATION:
-            return classification.is_point(self.p)
+            return self.summary.point
         return self.rows.is_point
+
+    @functools.cached_property
+    def summary(self) -> classification.Summary:
+        """Classification: the sums behind nlp, 01l, brier and ece, from one pass."""
+        return classification.summarize(self.p, self.targets)
 
 
 Terms = Callable[[Context], np.ndarray | None]
@@ -129,7 +135,7 @@ register(
     title="Negative log probability",
     task=Task.CLASSIFICATION,
     probabilistic=True,
-    compute=lambda c: classification.nlp(c.p, c.targets, base=c.options.log_base),
+    compute=lambda c: c.summary.nlp(c.options.log_base),
     terms=lambda c: classification.nlp_terms(c.p, c.targets, base=c.options.log_base),
     legacy_number=3,
     log_scale=True,
@@ -142,7 +148,7 @@ register(
     title="0/1 loss",
     task=Task.CLASSIFICATION,
     probabilistic=False,
-    compute=lambda c: classification.zero_one(c.p, c.targets),
+    compute=lambda c: c.summary.zero_one(),
     terms=lambda c: classification.zero_one_terms(c.p, c.targets),
     legacy_number=4,
     reference=f"{_PAPER}, eq. (11)",
@@ -162,7 +168,7 @@ register(
     title="Brier score",
     task=Task.CLASSIFICATION,
     probabilistic=True,
-    compute=lambda c: classification.brier(c.p, c.targets),
+    compute=lambda c: c.summary.brier_score(),
     terms=lambda c: classification.brier_terms(c.p, c.targets),
     reference="Brier, Monthly Weather Review 78 (1950)",
     description="(1/n) Σ (p − o)², o = 1 for class +1.",
@@ -172,7 +178,7 @@ register(
     title="Expected calibration error",
     task=Task.CLASSIFICATION,
     probabilistic=True,
-    compute=lambda c: classification.ece(c.p, c.targets),
+    compute=lambda c: c.summary.ece(),
     reference="Naeini et al., AAAI 2015; 15 equal-width confidence bins",
     description="Σ |B|/n · |accuracy − confidence| over 15 confidence bins.",
 )
@@ -181,7 +187,13 @@ register(
     title="Negative log predictive density",
     task=Task.REGRESSION,
     probabilistic=True,
-    compute=lambda c: regression.nlpd(c.rows.stats.logpdf, base=c.options.log_base),
+    compute=lambda c: regression.nlpd(
+        c.rows.stats.logpdf,
+        base=c.options.log_base,
+        targets=c.targets,
+        mean=c.rows.stats.mean,
+        variance=c.rows.variance,
+    ),
     terms=lambda c: regression.nlpd_terms(c.rows.stats.logpdf, base=c.options.log_base),
     legacy_number=1,
     log_scale=True,

@@ -323,17 +323,56 @@ class _RegressionChecks:
         )
         gap = self.options.min_quantile_gap
         if gap > 0:
-            # Decimal values such as 0.3 − 0.1 fall a rounding error short of 0.2.
-            scale = np.maximum(np.abs(q[:, 1:]), np.abs(q[:, :-1]))
-            slack = 8 * np.finfo(float).eps * np.maximum(scale, gap)
             first_violation(
-                (dq > 0) & (dq < gap - slack),
+                (dq > 0) & _exact_gap_below(q, dq, gap),
                 lambda r, k: (
                     f"quantile values must be at least {fmt(gap)} apart, found "
-                    f"{fmt(q[r, k])} then {fmt(q[r, k + 1])}"
+                    f"{fmt(q[r, k])} then {fmt(q[r, k + 1])}{_gap_hint(q[r, k], q[r, k + 1], gap)}"
                 ),
             )
         return ok
+
+
+def _exact_gap_below(q: np.ndarray, dq: np.ndarray, gap: float) -> np.ndarray:
+    """Where the exact difference q(k+1) − q(k) of the doubles is below ``gap`` (spec §1).
+
+    Rounding is monotonic and ``gap`` is a double, so dq = fl(q(k+1) − q(k)) > gap means
+    the exact difference is above it and dq < gap below; where dq == gap the sign of the
+    rounding error (Knuth's TwoSum, exact) decides.
+    """
+    below = dq < gap
+    tie = np.nonzero(dq == gap)
+    if tie[0].size:
+        below[tie] = _rounding_error(q[:, 1:][tie], q[:, :-1][tie], dq[tie]) < 0
+    return below
+
+
+def _rounding_error(hi, lo, diff):
+    """(hi − lo) − diff exactly, for diff = fl(hi − lo): Knuth's TwoSum of hi and −lo."""
+    a, b = hi, -lo
+    a_ = diff - b
+    b_ = diff - a_
+    return (a - a_) + (b - b_)
+
+
+def _gap_hint(lo: float, hi: float, gap: float) -> str:
+    """For a gap a few ulps short of ``gap`` (decimals such as 0.3 − 0.2 in binary):
+    what the doubles' difference is, so that the message does not look wrong."""
+    lo, hi = float(lo), float(hi)
+    diff = hi - lo
+    ulp = float(np.max(np.abs(np.spacing([gap, lo, hi]))))
+    if gap - diff > 4 * ulp:
+        return ""
+    if diff < gap:
+        return (
+            f" (as doubles {fmt(hi)} − {fmt(lo)} = {fmt(diff)}, below {fmt(gap)}; "
+            "leave a little more room)"
+        )
+    short = -_rounding_error(hi, lo, diff)
+    return (
+        f" (as doubles {fmt(hi)} − {fmt(lo)} falls {short:.3g} short of {fmt(gap)}; "
+        "leave a little more room)"
+    )
 
 
 def _pairs(rows: Rows, sel: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:

@@ -11,19 +11,65 @@ import math
 
 import numpy as np
 
+_LOG_2PI = math.log(2.0 * math.pi)
 
-def nlpd(logpdf, *, base: float = math.e) -> float | None:
+
+def nlpd(
+    logpdf,
+    *,
+    base: float = math.e,
+    targets=None,
+    mean=None,
+    variance=None,
+) -> float | None:
     """L = −(1/n) Σ log_b p(t_i | x_i). +inf if any density is 0; None if undefined (samples).
 
     A term may be near the largest double (a target 1e154 standard deviations off):
-    the mean is then taken without overflowing the sum.
+    the mean is then taken without overflowing the sum. A Gaussian row of variance
+    v > 0 has a positive density even where its −log p = ½log(2πv) + ½(t − m)²/v
+    exceeds the largest double (``logpdf`` is −inf there): given the ``targets``, the
+    rows' ``mean`` and ``variance`` (nan for rows that are not Gaussian), the mean over
+    the rows is then taken in units of 2**1000 and is +inf only if it really exceeds
+    the largest double (spec §3). Without them such a row gives +inf.
     """
     logpdf = np.asarray(logpdf, dtype=np.float64)
     if np.isnan(logpdf).any():
         return None
-    if np.isneginf(logpdf).any():
+    zero = np.isneginf(logpdf)
+    if not zero.any():
+        return -_mean(logpdf) / math.log(base)  # (a Python float: inf, not an error, beyond)
+    if targets is None or mean is None or variance is None:
         return math.inf
-    return -_mean(logpdf) / math.log(base)  # (a Python float: inf, not an error, beyond)
+    variance = np.asarray(variance, dtype=np.float64)
+    if not (variance[zero] > 0).all():  # a zero-variance row: density 0 at the target
+        return math.inf
+    return _scaled_nlpd(logpdf, zero, targets, mean, variance, base)
+
+
+_SCALE_EXP = 1000  # terms in units of 2**1000: every valid row's −log p fits (at most ~1e524)
+
+
+def _scaled_nlpd(logpdf, over, targets, mean, variance, base) -> float:
+    """The mean −log_b p when the rows ``over`` (variance > 0) have a −log p beyond the
+    largest double: every term times 2**-1000 (exact), the mean, then scaled back.
+
+    A valid row has |t − m| ≤ 2e100 and σ ≥ 2.2e-162, so z = (t − m)/σ ≤ 1e262 is finite
+    and (z·2**-500)² ≤ 2**741; where ½z² overflowed, z·2**-500 ≥ 2**12.
+    """
+    t = np.asarray(targets, dtype=np.float64)[over]
+    m = np.asarray(mean, dtype=np.float64)[over]
+    v = variance[over]
+    z = (t - m) / np.sqrt(v) * math.ldexp(1.0, -_SCALE_EXP // 2)
+    log_term = 0.5 * (_LOG_2PI + np.log(v))
+    scaled = np.empty_like(logpdf)
+    with np.errstate(under="ignore"):  # (tiny terms may underflow: far below the total)
+        scaled[over] = 0.5 * z * z + log_term * math.ldexp(1.0, -_SCALE_EXP)
+        scaled[~over] = -logpdf[~over] * math.ldexp(1.0, -_SCALE_EXP)
+    value = float(np.mean(scaled)) / math.log(base)
+    try:
+        return math.ldexp(value, _SCALE_EXP)
+    except OverflowError:  # the exact mean is beyond the largest double
+        return math.copysign(math.inf, value)
 
 
 def nlpd_terms(logpdf, *, base: float = math.e) -> np.ndarray | None:

@@ -2,7 +2,12 @@
 
 A file is read in blocks of whole lines. Each block becomes a :class:`Table`:
 the numbers of all its lines in one flat float64 array plus the count of
-numbers on each line. Three paths turn bytes into numbers:
+numbers on each line. First the C parser (``scoring/_native.c``, built by
+``python -m scoring._build``) tries the block: one pass, every value correctly
+rounded (Clinger's fast path, then Eisel-Lemire, then Python's own conversion).
+It refuses any block holding anything but plain numbers, blanks and line ends,
+and never reports a problem itself; a refused block (or every block, when the
+parser is not built) takes the numpy paths, which write every message:
 
 - *fixed width*: every line of the block has the same length and holds
   right-aligned fields in scientific notation, as MATLAB's ``save -ascii``
@@ -37,9 +42,9 @@ from .fixedwidth import _MATLAB, _columns, _field_layout, _matlab16
 from .lines import read_lines, too_many
 
 try:  # the C parser, built by ``python -m scoring._build`` (make install does)
-    from . import _fastparse
+    from . import _native
 except ImportError:  # pragma: no cover - numpy alone reads every block, only slower
-    _fastparse = None
+    _native = None
 
 
 @dataclass
@@ -69,7 +74,7 @@ class Table:
 
 def compiled() -> bool:
     """Whether the C parser is built (``python -m scoring._build``; make install does)."""
-    return _fastparse is not None
+    return _native is not None
 
 
 def tables(
@@ -139,15 +144,18 @@ def tokenize(
 
 def _compiled(buf: bytes, first_line: int, max_numbers: int | None) -> Table | None:
     """The block read by the C parser, or None if any line needs a closer look."""
-    if _fastparse is None:
+    if _native is None:
         return None
     values = np.empty(len(buf) // 2 + 1)  # a number takes a digit and a blank at least
     counts = np.empty(len(buf), dtype=np.int64)  # pages are touched only as lines are read
-    read = _fastparse.parse_block(buf, values, counts, -1 if max_numbers is None else max_numbers)
+    read = _native.parse_block(buf, values, counts, -1 if max_numbers is None else max_numbers)
     if read is None:
         return None
     n, lines = read
-    return Table(first_line, values[:n].copy(), counts[:lines].copy(), np.zeros(lines, dtype=bool))
+    # Shrunk in place (realloc), not copied: the untouched tail was never in memory.
+    values.resize(n, refcheck=False)
+    counts.resize(lines, refcheck=False)
+    return Table(first_line, values, counts, np.zeros(lines, dtype=bool))
 
 
 def _drop_long_lines(table: Table, problems: Problems, max_numbers: int) -> Table:

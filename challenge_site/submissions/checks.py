@@ -13,7 +13,7 @@ def scoring_parser_is_compiled(app_configs, **kwargs):
         return []
     return [
         checks.Warning(
-            "the scoring package's C parser (scoring/_fastparse.c) is not built",
+            "the scoring package's C parser (scoring/_native.c) is not built",
             hint="run `python -m scoring._build` (make install and the Dockerfile do)",
             id="submissions.W001",
         )

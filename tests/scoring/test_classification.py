@@ -205,3 +205,73 @@ def test_is_point():
     assert is_point(arr(1.0))
     assert not is_point(arr(0, 1, 0.5))
     assert not is_point(arr(1e-12, 1))
+
+
+@pytest.mark.parametrize("m", range(8, 15))
+def test_ece_bins_the_exact_confidence_next_to_every_edge(m):
+    """c = 1 − p is compared as the real number: rounded, it could sit on the edge below it."""
+    from fractions import Fraction
+
+    edges = [Fraction(k / 15) for k in range(16)]  # the doubles k/15, exactly
+
+    def bin_of(c: Fraction) -> int:
+        return next(k for k in range(15) if edges[k] < c <= edges[k + 1])
+
+    e = m / 15
+    p = 1.0 - e
+    for _ in range(4):
+        p = np.nextafter(p, 0.0)  # 1 − p creeps above the edge e
+    for step in range(8):
+        p1 = float(np.nextafter(p, 1.0)) if step else p
+        p = p1
+        c1 = 1 - Fraction(p1)
+        same = bin_of(c1) == bin_of(Fraction(e))
+        # example 1: p1 < 0.5 on a +1 target (wrong); example 2: p = e on +1 (right)
+        if same:
+            want = abs(Fraction(1, 2) - (c1 + Fraction(e)) / 2)
+        else:
+            want = (c1 + abs(1 - Fraction(e))) / 2
+        got = ece(np.array([p1, e]), np.array([1.0, 1.0]))
+        assert abs(got - float(want)) <= 1e-15, (m, p1, got, float(want))
+
+
+def _summary_cases():
+    rng = np.random.default_rng(2026)
+    for n in (1, 7, 1023, 1024, 1025, 5000):
+        p = rng.uniform(0, 1, n)
+        yield p, np.where(rng.uniform(size=n) < p, 1.0, -1.0)
+    edges = np.arange(16) / 15
+    near = np.concatenate([np.nextafter(1 - edges, k) for k in (0.0, 1.0)] + [edges, 1 - edges])
+    near = near[(near >= 0) & (near <= 1)]
+    yield near, np.where(np.arange(near.size) % 3 == 0, 1.0, -1.0)
+    yield np.array([0.0, 1.0, 0.5, 0.5]), np.array([-1.0, 1.0, 1.0, -1.0])  # point and ties
+    yield np.array([0.0, 0.3]), np.array([1.0, -1.0])  # a true class got 0: nlp inf
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_one_pass_summary_agrees_with_every_loss_function(case):
+    """The C kernel behind the scores against the plain numpy losses, to rounding."""
+    from scoring.classification import summarize, summarize_numpy
+
+    p, t = list(_summary_cases())[case]
+    got, numpy_sums = summarize(p, t), summarize_numpy(p, t)
+    assert got.n_pos == numpy_sums.n_pos == int((t == 1).sum())
+    assert got.errors == numpy_sums.errors
+    assert got.point == numpy_sums.point == is_point(p)
+    for base in (2, math.e, 10):
+        want = nlp(p, t, base=base)
+        assert got.nlp(base) == pytest.approx(want, rel=1e-12) or got.nlp(base) == want == math.inf
+    assert got.zero_one() == zero_one(p, t)
+    assert got.brier_score() == pytest.approx(brier(p, t), rel=1e-12, abs=1e-15)
+    assert got.ece() == pytest.approx(ece(p, t), rel=1e-9, abs=1e-14)
+
+
+def test_summary_of_bad_input_raises_like_the_losses():
+    from scoring.classification import summarize
+
+    with pytest.raises(ValueError, match="targets must be"):
+        summarize(np.array([0.5]), np.array([0.0]))
+    with pytest.raises(ValueError, match="probabilities"):
+        summarize(np.array([1.5]), np.array([1.0]))
+    with pytest.raises(ValueError, match="probabilities"):
+        summarize(np.array([np.nan]), np.array([1.0]))

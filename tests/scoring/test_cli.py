@@ -153,9 +153,11 @@ def test_options_reach_the_validator(capsys, files):
     err = capsys.readouterr().err.splitlines()
     assert err[0] == f"{pred}:1: quantile values must be at least 0.25 apart, found 0.1 then 0.3"
     assert err[1].startswith(f"{pred}:2: sample rows ('2 s1 ... sK') are not allowed")
-    assert (
-        main(["evaluate", str(pred), str(targ), "--min-quantile-gap", "0.2"]) == 0
-    )  # 0.3 - 0.1 = 0.2
+    # As doubles 0.3 − 0.1 is a rounding error short of 0.2 (spec §1 compares exactly).
+    assert main(["evaluate", str(pred), str(targ), "--min-quantile-gap", "0.2"]) == 1
+    err = capsys.readouterr().err
+    assert "(as doubles 0.3 − 0.1 = 0.19999999999999998, below 0.2;" in err
+    assert main(["evaluate", str(pred), str(targ), "--min-quantile-gap", "0.19"]) == 0
 
 
 def test_a_bad_file_lists_every_problem_on_stderr_and_nothing_on_stdout(files):

@@ -9,13 +9,14 @@ floating-point errors and Python's warnings raised as exceptions (an underflow t
 import math
 import os
 import warnings
+from decimal import Decimal, localcontext
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring import evaluate, gaussian_stats, quantile_stats, sample_stats
+from scoring import ScoringOptions, evaluate, gaussian_stats, quantile_stats, sample_stats
 from scoring.regression import nmse
 
 from . import exact
@@ -157,6 +158,99 @@ def test_nlpd_of_two_huge_but_finite_terms_does_not_overflow():
     want = exact.gaussian_nlpd(0, 5.1e-109, 1e100)
     assert 1.7e308 < 2 * want < 2e308
     assert exact.close(result.scores["nlpd"], want)
+
+
+# --- nlpd of a row whose −log p overflows --------------------------------------------------
+# A Gaussian of variance v > 0 has a positive density: its term ½log(2πv) + ½(t − m)²/v may
+# exceed the largest double while the mean over the rows does not (spec §3: +inf only where
+# the exact value does).
+
+
+def exact_nlpd(rows, targets, base=math.e):
+    """The exact mean −log_b p of rows ("g", m, v) or ("q", levels, values), to 80 digits."""
+    with localcontext() as ctx:
+        ctx.prec = exact.DIGITS
+        terms = [
+            exact.gaussian_nlpd(row[1], row[2], t)
+            if row[0] == "g"
+            else -exact.quantile(row[1], row[2], t)["logpdf"]
+            for row, t in zip(rows, targets, strict=True)
+        ]
+        log_base = Decimal(1) if base == math.e else Decimal(base).ln()
+        return sum(terms) / len(terms) / log_base
+
+
+def file_of(rows) -> bytes:
+    return lines_of(
+        [f"1 {r[1]!r} {r[2]!r}" if r[0] == "g" else quantile_row(r[1], r[2]) for r in rows]
+    )
+
+
+def nlpd_of(rows, targets, base=math.e) -> float:
+    options = ScoringOptions(log_base=base)
+    result = evaluate(file_of(rows), np.array(targets), task="regression", options=options)
+    return result.scores["nlpd"]
+
+
+@pytest.mark.parametrize("base", [math.e, 2.0, 10.0, 0.5])
+def test_a_finite_nlpd_whose_row_term_overflows(base):
+    # ½ln(2π·1e-300) + (2e4)²/(2·1e-300) = 2e308 − 344, and ½ln(2π): the mean is 1e308.
+    rows, targets = [("g", 0.0, 1e-300), ("g", 0.0, 1.0)], [2e4, 0.0]
+    want = exact_nlpd(rows, targets, base)
+    assert abs(want) < Decimal(1.7976931348623157e308)
+    got = nlpd_of(rows, targets, base)
+    assert math.isfinite(got) and exact.close(got, want, rel=1e-12), (got, want)
+
+
+@pytest.mark.parametrize(
+    "target, base, finite",
+    [(3e4, math.e, False), (2.4e4, math.e, True), (2.4e4, 2.0, False), (2.4e4, 10.0, True)],
+)
+def test_nlpd_is_infinite_only_where_the_exact_mean_exceeds_the_largest_double(
+    target, base, finite
+):
+    # Terms 4.5e308 (mean 2.25e308: inf) and 2.88e308 (mean 1.44e308 nats, 2.08e308 bits).
+    rows, targets = [("g", 0.0, 1e-300), ("g", 0.0, 1.0)], [target, 0.0]
+    want = exact_nlpd(rows, targets, base)
+    assert (want < Decimal(1.7976931348623157e308)) == finite
+    got = nlpd_of(rows, targets, base)
+    assert math.isfinite(got) == finite and exact.close(got, want, rel=1e-12), (got, want)
+
+
+def test_nlpd_of_a_subnormal_variance_whose_term_overflows():
+    # v = 1e-310 (subnormal): 0.2²/(2v) = 2e307·10 = 2e308 overflows; the mean is 1e308.
+    rows, targets = [("g", 0.0, 1e-310), ("g", 0.0, 1.0)], [0.2, 0.0]
+    want = exact_nlpd(rows, targets)
+    assert Decimal(9e307) < want < Decimal(1.1e308)
+    assert exact.close(nlpd_of(rows, targets), want, rel=1e-12)
+
+
+def test_nlpd_of_an_overflowing_row_among_quantile_and_gaussian_rows():
+    rows = [
+        ("g", 0.0, 1e-300),
+        ("q", [0.25, 0.75], [-1.0, 1.0]),
+        ("q", [0.1, 0.9], [-1.0, 1.0]),  # a target far in the lower tail: large, finite
+        ("g", 1.0, 1e-300),  # another overflowing row
+        ("g", 3.0, 2.0),
+        ("g", 5e-324, 5e-324),  # a density above 1: a negative term
+    ]
+    targets = [2e4, 0.5, -1e100, -2.5e4, 1.0, 0.0]
+    largest = Decimal(1.7976931348623157e308)
+    assert exact_nlpd(rows[3:4], targets[3:4]) > largest  # (and the first row's, 2e308)
+    assert Decimal(8e307) < exact_nlpd(rows, targets) < Decimal(9e307)
+    for base in (math.e, 2.0):
+        assert exact.close(nlpd_of(rows, targets, base), exact_nlpd(rows, targets, base))
+
+
+def test_nlpd_of_an_overflowing_row_is_infinite_beside_a_zero_variance_or_a_huge_term():
+    rows = [("g", 0.0, 1e-300), ("g", 0.0, 0.0)]
+    assert nlpd_of(rows, [2e4, 1.0]) == math.inf  # zero density at a target
+    rows = [("g", 0.0, 5e-324), ("g", 0.0, 1.0)]
+    assert exact_nlpd(rows, [1e100, 0.0]) > Decimal("1e520")
+    assert nlpd_of(rows, [1e100, 0.0]) == math.inf
+    # The per-example term itself is beyond the largest double: +inf.
+    result = evaluate(file_of(rows[:1] * 2), np.array([1e100, 0.0]), task="regression")
+    assert result.terms()["nlpd"][0] == math.inf
 
 
 # --- nmse ------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from scoring import gaussian_stats
-from scoring.regression import crps, nlpd, nmse
+from scoring.regression import crps, nlpd, nlpd_terms, nmse
 
 from .util import arr
 
@@ -25,6 +25,26 @@ def test_nlpd_infinite_for_a_zero_density_and_none_for_samples():
     assert nlpd(arr(-1.0, np.nan, -2.0)) is None
     assert nlpd(arr(-1.0, np.nan, -np.inf)) is None  # any sample row: n/a
     assert nlpd(arr(-1e6, -3e6)) == 2e6  # large, finite
+
+
+def test_nlpd_of_a_positive_density_whose_log_overflows_needs_the_rows():
+    # −ln p of row 1 is 2e308 − 344 (logpdf −inf), of row 2 ½ln(2π): the mean is 1e308.
+    m, v, t = arr(0.0, 0.0), arr(1e-300, 1.0), arr(2e4, 0.0)
+    s = gaussian_stats(m, v, t)
+    assert s.logpdf[0] == -np.inf
+    assert nlpd(s.logpdf) == math.inf  # without the rows: zero density assumed
+    got = nlpd(s.logpdf, targets=t, mean=s.mean, variance=v)
+    assert got == pytest.approx(1e308, rel=1e-14)  # (the log terms are below an ulp)
+    assert nlpd(s.logpdf, base=2, targets=t, mean=s.mean, variance=v) == pytest.approx(
+        got / math.log(2), rel=1e-14
+    )
+    assert nlpd_terms(s.logpdf)[0] == math.inf  # the term itself exceeds the largest double
+    # A zero-variance row (density 0 at its target) keeps the loss infinite; so does a
+    # −inf with no variance (nan: not a Gaussian row).
+    both = np.append(s.logpdf, -np.inf)
+    t3, m3 = arr(2e4, 0.0, 1.0), arr(0.0, 0.0, 0.0)
+    assert nlpd(both, targets=t3, mean=m3, variance=arr(1e-300, 1.0, 0.0)) == math.inf
+    assert nlpd(both, targets=t3, mean=m3, variance=arr(1e-300, 1.0, np.nan)) == math.inf
 
 
 def test_nmse_by_hand():

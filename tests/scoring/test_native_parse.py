@@ -1,4 +1,4 @@
-"""scoring._fastparse, the C block parser: correctly rounded, and it refuses rather than guesses.
+"""scoring._native, the C block parser: correctly rounded, and it refuses rather than guesses.
 
 Every value it returns must be the double Python's ``float()`` returns for the same
 token, bit for bit; every block it cannot read exactly must come back as None so that
@@ -17,7 +17,7 @@ import pytest
 from scoring import _build, textfile
 from scoring.errors import Problems
 
-fastparse = pytest.importorskip("scoring._fastparse")
+fastparse = pytest.importorskip("scoring._native")
 
 
 def parse(buf: bytes, max_numbers: int = -1):
@@ -47,7 +47,7 @@ def assert_same_as_float(tokens: list[str]) -> None:
 
 def test_the_extension_is_built():
     """make install builds it; without it every block would take the slower numpy paths."""
-    assert textfile._fastparse is fastparse
+    assert textfile._native is fastparse
 
 
 @pytest.mark.parametrize(
@@ -217,12 +217,12 @@ def _random_block(rng: np.random.Generator, odd: bool) -> bytes:
 
 def _tokenize(buf: bytes, compiled: bool, max_numbers=None):
     problems = Problems("f")
-    saved = textfile._fastparse
-    textfile._fastparse = fastparse if compiled else None
+    saved = textfile._native
+    textfile._native = fastparse if compiled else None
     try:
         table = textfile.tokenize(buf, 1, problems, max_numbers)
     finally:
-        textfile._fastparse = saved
+        textfile._native = saved
     return table, (problems.total, sorted(problems._kept))
 
 
