@@ -109,17 +109,11 @@ static int slow_double(const char *start, Py_ssize_t len, double *out) {
 
 static inline int is_digit(unsigned char c) { return (unsigned)(c - '0') < 10; }
 
-/* Eight ASCII digits at p, read as one little-endian word (fast_float's SWAR). */
+/* Eight bytes at p as one little-endian word (fast_float's SWAR digit tricks). */
 static inline uint64_t read_word(const unsigned char *p) {
     uint64_t w;
     memcpy(&w, p, sizeof w);
     return w;
-}
-
-static inline int eight_digits(uint64_t w) {
-    return (((w & 0xF0F0F0F0F0F0F0F0ULL) |
-             (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
-            0x3333333333333333ULL);
 }
 
 static inline uint32_t eight_digit_value(uint64_t w) {
@@ -131,10 +125,48 @@ static inline uint32_t eight_digit_value(uint64_t w) {
     return (uint32_t)(((w & mask) * mul1 + ((w >> 16) & mask) * mul2) >> 32);
 }
 
+/* How many of the word's bytes, from the first, are ASCII digits (0 to 8). A byte below
+ * '0' borrows and one above '9' carries into the bytes after it only, never before. */
+static inline int digit_run(uint64_t w) {
+    uint64_t flags = ((w - 0x3030303030303030ULL) | (w + 0x4646464646464646ULL)) &
+                     0x8080808080808080ULL;
+    return flags ? __builtin_ctzll(flags) >> 3 : 8;
+}
+
+static const uint64_t pow10_u64[9] = {1,      10,      100,      1000,     10000,
+                                      100000, 1000000, 10000000, 100000000};
+
+/* Digits from p on, appended to *man (which wraps past 19 digits: the caller counts). */
+static inline const unsigned char *scan_digits(const unsigned char *p, const unsigned char *end,
+                                               uint64_t *man) {
+    while (end - p >= 8) {
+        uint64_t w = read_word(p);
+        int k = digit_run(w);
+        if (k == 0) {
+            return p;
+        }
+        if (k < 8) { /* the k digits, moved up and led by '0's: "000ddddd" */
+            w = (w << (8 * (8 - k))) | (0x3030303030303030ULL >> (8 * k));
+        }
+        *man = *man * pow10_u64[k] + eight_digit_value(w);
+        p += k;
+        if (k < 8) {
+            return p;
+        }
+    }
+    while (p < end && is_digit(*p)) {
+        *man = *man * 10 + (uint64_t)(*p - '0');
+        p++;
+    }
+    return p;
+}
+
 /* One token at *pp: its value, correctly rounded. 0 if it is not a plain number
- * followed by a blank, a CR or a LF. ``end - 8`` bytes may be read as words. */
-static inline int read_number(const unsigned char **pp, const unsigned char *end,
-                              double *out) {
+ * followed by a blank, a CR or a LF. ``end - 8`` bytes may be read as words; the block
+ * ends in LF, so the byte after a digit is always there to look at. */
+static inline __attribute__((always_inline)) int read_number(const unsigned char **pp,
+                                                           const unsigned char *end,
+                                                           double *out) {
     const unsigned char *p = *pp, *start = p;
     int neg = 0;
     if (*p == '+' || *p == '-') {
@@ -143,22 +175,17 @@ static inline int read_number(const unsigned char **pp, const unsigned char *end
     }
     const unsigned char *first_digit = p;
     uint64_t man = 0; /* wraps past 19 digits: then the careful path converts */
-    while (p < end && is_digit(*p)) {
-        man = man * 10 + (uint64_t)(*p - '0');
+    if (is_digit(p[0]) && !is_digit(p[1])) { /* one digit before the point: the usual */
+        man = (uint64_t)(p[0] - '0');
         p++;
+    } else {
+        p = scan_digits(p, end, &man);
     }
     int64_t digits = p - first_digit, exp10 = 0;
     if (p < end && *p == '.') {
         p++;
         const unsigned char *fraction = p;
-        while (end - p >= 8 && eight_digits(read_word(p))) {
-            man = man * 100000000 + eight_digit_value(read_word(p));
-            p += 8;
-        }
-        while (p < end && is_digit(*p)) {
-            man = man * 10 + (uint64_t)(*p - '0');
-            p++;
-        }
+        p = scan_digits(p, end, &man);
         exp10 = -(int64_t)(p - fraction);
         digits += p - fraction;
     }
@@ -393,11 +420,53 @@ done:
     return result;
 }
 
+/* lift_sum(keys): for keys (p's bit pattern << 1 | o, uint64) sorted ascending, read from
+ * the highest p down, the sum over positions k = 1..n of cum(k)/k, where cum(k) counts
+ * the positives among the top k and, inside a run of equal p, positives accrue evenly
+ * (ties in expectation): a run over positions s+1..s+L holding pos positives adds
+ * before * sum(1/k) + (pos/L) * sum((k - s)/k), sums of positive terms only. */
+static PyObject *lift_sum(PyObject *self, PyObject *args) {
+    Py_buffer kb;
+    if (!PyArg_ParseTuple(args, "y*", &kb)) {
+        return NULL;
+    }
+    const uint64_t *keys = kb.buf;
+    Py_ssize_t n = kb.len / (Py_ssize_t)sizeof(uint64_t);
+    fsum total = {0, 0};
+    Py_ssize_t before = 0, i = n - 1;
+    while (i >= 0) {
+        uint64_t value = keys[i] >> 1;
+        Py_ssize_t s = n - 1 - i, j = i, pos = 0;
+        while (j >= 0 && (keys[j] >> 1) == value) {
+            pos += (Py_ssize_t)(keys[j] & 1);
+            j--;
+        }
+        Py_ssize_t length = i - j;
+        if (length == 1) {
+            fsum_add(&total, (double)(before + pos) / (double)(s + 1));
+        } else {
+            fsum inverse = {0, 0}, share = {0, 0};
+            for (Py_ssize_t k = s + 1; k <= s + length; k++) {
+                fsum_add(&inverse, 1.0 / (double)k);
+                fsum_add(&share, (double)(k - s) / (double)k);
+            }
+            fsum_add(&total, (double)before * fsum_value(&inverse));
+            fsum_add(&total, (double)pos / (double)length * fsum_value(&share));
+        }
+        before += pos;
+        i = j;
+    }
+    PyBuffer_Release(&kb);
+    return PyFloat_FromDouble(fsum_value(&total));
+}
+
 static PyMethodDef methods[] = {
     {"parse_block", parse_block, METH_VARARGS,
      "parse_block(block, values, counts, max_numbers) -> (numbers, lines) or None"},
     {"classification_sums", classification_sums, METH_VARARGS,
      "classification_sums(p, t) -> (n_pos, nll, errors, brier, ece_gap, point) or None"},
+    {"lift_sum", lift_sum, METH_VARARGS,
+     "lift_sum(sorted_keys) -> sum over k of cum(k)/k, highest p first, ties in expectation"},
     {NULL, NULL, 0, NULL},
 };
 

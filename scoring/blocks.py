@@ -98,8 +98,11 @@ def iter_blocks(
                 yield _whole_line([*carry, chunk[: start - 1]], max_line)
                 carry, carry_bytes = [], 0
             if start <= cut:
-                piece = chunk[start : cut + 1]
-                yield b"".join([*carry, piece]) if carry else piece
+                if not carry and start == 0 and cut + 1 == len(chunk):
+                    yield chunk  # (a chunk that ends a line: no copy at all)
+                else:
+                    # One copy: the slice is a view, joined once with the carried line start.
+                    yield b"".join([*carry, memoryview(chunk)[start : cut + 1]])
             carry = [chunk[cut + 1 :]] if cut + 1 < len(chunk) else []
             carry_bytes = len(carry[0]) if carry else 0
         if skipping is not None:

@@ -193,7 +193,16 @@ def lift(p, t) -> float | None:
     key = p.view(np.uint64) << np.uint64(1)
     key |= o
     key.sort()
-    key = key[::-1]
+    total = _native.lift_sum(key) if _native is not None else _lift_total(key[::-1])
+    frac = n_pos / n
+    area = total / n / frac
+    ideal = 1.0 + 0.5 * (1.0 / frac - 1.0) * (frac + 1.0)
+    return (ideal - area) / (ideal - 1.0)
+
+
+def _lift_total(key: np.ndarray) -> float:
+    """Σ_k cum(k)/k over the keys, highest p first, a part of whole runs at a time."""
+    n = key.size
     total, before, i = 0.0, 0, 0
     while i < n:
         j = _run_boundary(key, i, min(i + _LIFT_CHUNK, n))
@@ -201,10 +210,7 @@ def lift(p, t) -> float | None:
         total += part
         before += pos
         i = j
-    frac = n_pos / n
-    area = total / n / frac
-    ideal = 1.0 + 0.5 * (1.0 / frac - 1.0) * (frac + 1.0)
-    return (ideal - area) / (ideal - 1.0)
+    return total
 
 
 def _run_boundary(key: np.ndarray, i: int, j: int) -> int:

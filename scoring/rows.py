@@ -10,8 +10,8 @@ that no loss can overflow and no outcome depends on a hidden target.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -25,20 +25,60 @@ _VALUE_RANGE = "±" + f"{MAX_VALUE:.0e}".replace("e+", "e")  # as spec §1 write
 _VARIANCE_RANGE = "[0, " + f"{MAX_VARIANCE:.0e}".replace("e+", "e") + "]"
 
 
-@dataclass
 class Rows:
-    """The non-blank lines of one block: their row indices, line numbers and numbers."""
+    """The non-blank lines of one block: their row indices, line numbers and numbers.
 
-    table: Table
-    index: np.ndarray  # 0-based example index of each row
-    lines: np.ndarray  # 1-based line number of each row
-    counts: np.ndarray  # numbers on each row
-    offsets: np.ndarray  # where each row's numbers start in table.values
-    bad: np.ndarray  # row already reported unreadable
+    A block without blank lines (the usual case) computes ``index``, ``lines`` and
+    ``offsets`` only if asked: a file of a million one-number rows never needs them.
+    """
+
+    def __init__(
+        self,
+        table: Table,
+        counts: np.ndarray,
+        bad: np.ndarray,
+        *,
+        first_index: int,
+        index: np.ndarray | None = None,
+        lines: np.ndarray | None = None,
+        offsets: np.ndarray | None = None,
+    ):
+        self.table = table
+        self.counts = counts  # numbers on each row
+        self.bad = bad  # row already reported unreadable
+        self.first_index = first_index
+        if index is not None:
+            self.index, self.lines, self.offsets = index, lines, offsets
+
+    @functools.cached_property
+    def index(self) -> np.ndarray:
+        """0-based example index of each row."""
+        return self.first_index + np.arange(self.counts.size)
+
+    @functools.cached_property
+    def lines(self) -> np.ndarray:
+        """1-based line number of each row."""
+        return self.table.line_numbers
+
+    @functools.cached_property
+    def offsets(self) -> np.ndarray:
+        """Where each row's numbers start in ``values``."""
+        return self.table.offsets
 
     @property
     def values(self) -> np.ndarray:
         return self.table.values
+
+    def with_bad(self, bad: np.ndarray) -> Rows:
+        return Rows(
+            self.table,
+            self.counts,
+            bad,
+            first_index=self.first_index,
+            index=self.index,
+            lines=self.lines,
+            offsets=self.offsets,
+        )
 
 
 class RowReader:
@@ -113,26 +153,26 @@ class RowReader:
         self.count += index.size
         return Rows(
             table,
-            index,
-            row_lines,
             table.counts[nonblank],
-            table.offsets[nonblank],
             table.bad[nonblank],
+            first_index=int(index[0]) if index.size else self.count,
+            index=index,
+            lines=row_lines,
+            offsets=table.offsets[nonblank],
         )
 
     def _take_full(self, table: Table) -> Rows:
         """A block with no blank line (the usual case): no row needs to be picked out."""
         n = table.n_lines
-        lines = table.line_numbers
-        self.last_line = self.last_row_line = int(lines[-1])
+        self.last_line = self.last_row_line = table.first_line + n - 1
         if self._pending_blank is not None:
             self.problems.add_range(*self._pending_blank, _blank_before_example)
             self._pending_blank = None
-        index = self.count + np.arange(n)
         if self._watch is not None and self.count <= self._watch < self.count + n:
-            self._line_of_row[self._watch] = int(lines[self._watch - self.count])
+            self._line_of_row[self._watch] = table.first_line + self._watch - self.count
+        rows = Rows(table, table.counts, table.bad, first_index=self.count)
         self.count += n
-        return Rows(table, index, lines, table.counts, table.offsets, table.bad)
+        return rows
 
     def _count(self, tail: Tail) -> None:
         """The rest of a file of too many rows: counted, not read (see textfile.tables)."""
@@ -190,4 +230,4 @@ def check_range(rows: Rows, problems: Problems, gaussian: np.ndarray | None = No
     )
     bad = rows.bad.copy()
     bad[row] = True
-    return replace(rows, bad=bad)
+    return rows.with_bad(bad)

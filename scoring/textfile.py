@@ -31,6 +31,7 @@ the file's :class:`~scoring.errors.Problems` has counted enough to give up.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -69,6 +70,8 @@ class Table:
 
     @property
     def offsets(self) -> np.ndarray:
+        if self.values.size == self.counts.size and self.counts.all():
+            return np.arange(self.counts.size)  # one number on every line
         return np.cumsum(self.counts) - self.counts
 
 
@@ -142,20 +145,38 @@ def tokenize(
     return _sort_out(buf, b, newlines, first_line, problems, max_numbers)
 
 
+class _Scratch(threading.local):
+    """The C parser's output buffers, reused from block to block (one set per thread).
+
+    Fresh memory is not free: numpy asks for huge pages on arrays of 4 MB and more, and
+    the kernel zeroes each 2 MB page on its first touch. Reused, that cost is paid once
+    per process instead of once per block; each block's numbers are then copied out.
+    """
+
+    values = np.empty(0)
+    counts = np.empty(0, dtype=np.int64)
+
+    def take(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        if self.counts.size < size:
+            # A number takes a digit and a blank at least; a line at least its LF.
+            self.values = np.empty(size // 2 + 1)
+            self.counts = np.empty(size, dtype=np.int64)
+        return self.values, self.counts
+
+
+_scratch = _Scratch()
+
+
 def _compiled(buf: bytes, first_line: int, max_numbers: int | None) -> Table | None:
     """The block read by the C parser, or None if any line needs a closer look."""
     if _native is None:
         return None
-    values = np.empty(len(buf) // 2 + 1)  # a number takes a digit and a blank at least
-    counts = np.empty(len(buf), dtype=np.int64)  # pages are touched only as lines are read
+    values, counts = _scratch.take(len(buf))
     read = _native.parse_block(buf, values, counts, -1 if max_numbers is None else max_numbers)
     if read is None:
         return None
     n, lines = read
-    # Shrunk in place (realloc), not copied: the untouched tail was never in memory.
-    values.resize(n, refcheck=False)
-    counts.resize(lines, refcheck=False)
-    return Table(first_line, values, counts, np.zeros(lines, dtype=bool))
+    return Table(first_line, values[:n].copy(), counts[:lines].copy(), np.zeros(lines, dtype=bool))
 
 
 def _drop_long_lines(table: Table, problems: Problems, max_numbers: int) -> Table:

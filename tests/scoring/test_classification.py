@@ -275,3 +275,43 @@ def test_summary_of_bad_input_raises_like_the_losses():
         summarize(np.array([1.5]), np.array([1.0]))
     with pytest.raises(ValueError, match="probabilities"):
         summarize(np.array([np.nan]), np.array([1.0]))
+
+
+@pytest.mark.parametrize("ties", ["none", "rounded", "long runs", "one value"])
+def test_lift_c_pass_and_numpy_parts_agree_with_a_plain_sum(monkeypatch, ties):
+    """Both ways of summing cum(k)/k (runs across the numpy parts' boundaries too)
+    against the plain definition: positives accrue evenly inside a run of equal p."""
+
+    from scoring import classification as c
+
+    rng = np.random.default_rng(7)
+    n = 3 * c._LIFT_CHUNK + 17
+    p = rng.uniform(0, 1, n)
+    if ties == "rounded":
+        p = np.round(p, 3)
+    elif ties == "long runs":
+        p = np.where(p < 0.6, 0.25, np.round(p, 1))
+    elif ties == "one value":
+        p[:] = 0.5
+    t = np.where(rng.uniform(size=n) < p, 1.0, -1.0)
+    t[:2] = [1.0, -1.0]  # both classes
+    order = np.argsort(-p, kind="stable")
+    ps, os_ = p[order], (t[order] == 1)
+    # cum(k) at every position from the runs, then Σ cum(k)/k: terms of one or two
+    # roundings each, all positive, summed exactly by math.fsum.
+    starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
+    lengths = np.diff(np.r_[starts, n])
+    pos = np.add.reduceat(os_.astype(np.int64), starts)
+    before = np.cumsum(pos) - pos
+    run = np.repeat(np.arange(starts.size), lengths)
+    k = np.arange(1, n + 1, dtype=np.float64)
+    cum = before[run] + pos[run] * (k - starts[run]) / lengths[run]
+    total = math.fsum((cum / k).tolist())
+    n_pos = int((t == 1).sum())
+    frac = n_pos / n
+    area = total / n / frac
+    ideal = 1 + 0.5 * (1 / frac - 1) * (frac + 1)
+    want = (ideal - area) / (ideal - 1)
+    assert lift(p, t) == pytest.approx(want, rel=1e-12)
+    monkeypatch.setattr(c, "_native", None)
+    assert lift(p, t) == pytest.approx(want, rel=1e-12)
