@@ -19,6 +19,8 @@ each measurement in a fresh process (median of ``--repeat``):
   requirement);
 - ``evaluate``: ``scoring.evaluate`` on the same file and its targets (parse,
   validate, every loss), timed inside its process;
+- the ratio: the median over the repeats of evaluate's time over the time of the pandas
+  run just before it (paired, so that a drift in the machine's speed cancels);
 - memory growth: the peak resident size of the evaluate process, read by GNU
   time (``/usr/bin/time -f %M``), less that of a process that only imports
   numpy and scoring. (A child's ``ru_maxrss`` from ``wait4`` starts at its
@@ -168,13 +170,17 @@ def run_layout(layout: str, folder: Path, args) -> dict:
         runs["imports"].append(measure(IMPORTS))
     pandas_s = statistics.median(s for s, _ in runs["pandas"])
     evaluate_s = statistics.median(s for s, _ in runs["evaluate"])
+    # Each evaluate run against the pandas run just before it: on a machine whose speed
+    # drifts (shared cores), paired ratios drift less than the times themselves.
+    paired = [e / p for (e, _), (p, _) in zip(runs["evaluate"], runs["pandas"], strict=True)]
     base = statistics.median(m for _, m in runs["imports"])
     peak = statistics.median(m for _, m in runs["evaluate"])
     row = {
         "file_bytes": size,
         "pandas_seconds": pandas_s,
         "evaluate_seconds": evaluate_s,
-        "ratio": evaluate_s / pandas_s,
+        "ratio": statistics.median(paired),
+        "paired_ratios": paired,
         "evaluate_peak_bytes": peak,
         "imports_peak_bytes": base,
         "growth_per_file_byte": (peak - base) / size,
@@ -206,7 +212,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=20_000)
     parser.add_argument("--pairs", type=int, default=200)
     parser.add_argument("--class-rows", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="write the files here and keep them")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     parser.add_argument("--generate-only", nargs=2, help=argparse.SUPPRESS)

@@ -1,4 +1,8 @@
-"""scoring.special: erf and erfc in numpy alone, checked against the C library (math)."""
+"""scoring.special: erf and erfc, checked against the C library (math) and scipy.
+
+Every test runs twice: with the C extension (the C library's erf and erfc) and with
+the numpy expansions that serve when the extension is not built.
+"""
 
 import math
 
@@ -7,7 +11,17 @@ import pytest
 from scipy import special as sp
 from scipy import stats
 
+from scoring import special
 from scoring.special import erf, erfc, norm_cdf, norm_pdf
+
+
+@pytest.fixture(autouse=True, params=["C library", "numpy expansions"])
+def implementation(request, monkeypatch):
+    if request.param == "numpy expansions":
+        monkeypatch.setattr(special, "_native", None)
+    else:
+        assert special._native is not None
+    return request.param
 
 
 def test_erf_matches_math_erf_to_a_few_ulps():
