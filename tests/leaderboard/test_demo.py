@@ -87,18 +87,30 @@ def test_unknown_challenges_are_named(db):
         call_command("load_demo_submissions", "covshift")
 
 
-def test_quantiles_increase_strictly_with_the_minimum_gap():
+@pytest.mark.parametrize("gap", [0.3, 0.5])
+@pytest.mark.parametrize("seed", range(8))
+def test_quantiles_pass_the_scoring_check_of_the_minimum_gap(gap, seed):
+    """The demo's quantile rows pass scoring's own check, which compares the doubles
+    exactly (spec §1): q + gap rounded must not fall an ulp short of the gap."""
     import numpy as np
 
-    rng = np.random.default_rng(0)
+    import scoring
+
+    rng = np.random.default_rng(seed)
     x = rng.normal(size=(50, 2))
-    y = np.round(rng.normal(size=50))  # discrete targets: many equal neighbours
-    lines = knn_quantiles(Data(x, y, x[:5], rng, min_quantile_gap=0.5)).decode().splitlines()
-    for line in lines:
+    y = np.round(rng.normal(size=50) * 7, 3)  # many equal neighbours, values not like the gap
+    predictions = knn_quantiles(Data(x, y, x[:20], rng, min_quantile_gap=gap))
+    for line in predictions.decode().splitlines():
         values = [float(v) for v in line.split()]
-        levels, quantiles = values[1::2], values[2::2]
+        levels = values[1::2]
         assert values[0] == 0 and levels == sorted(set(levels))
-        assert all(b - a >= 0.5 - 1e-9 for a, b in zip(quantiles, quantiles[1:], strict=False))
+    result = scoring.evaluate(
+        predictions,
+        np.round(rng.normal(size=20), 3),
+        task="regression",
+        options=scoring.ScoringOptions(min_quantile_gap=gap),
+    )
+    assert result.scores["crps"] is not None
 
 
 def test_plans_follow_the_clock(demo):

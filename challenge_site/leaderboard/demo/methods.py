@@ -131,12 +131,15 @@ def knn_quantiles(data: Data, k: int = 30) -> bytes:
     neighbours = _nearest(data, k)
     quantiles = np.quantile(data.y[neighbours], QUANTILE_LEVELS, axis=1).T
     scale = max(float(np.ptp(data.y)), 1.0)
-    gap = max(data.min_quantile_gap, 1e-4 * scale)
+    # A hair more than the minimum gap: the check compares the doubles exactly (spec §1),
+    # and q + gap rounded can fall an ulp short of q + gap. Written in full (repr), since
+    # 7 significant digits could close a gap again.
+    gap = max(data.min_quantile_gap * (1 + 1e-9), 1e-4 * scale)
     for j in range(1, quantiles.shape[1]):
         quantiles[:, j] = np.maximum(quantiles[:, j], quantiles[:, j - 1] + gap)
     pairs = np.empty((len(quantiles), 2 * len(QUANTILE_LEVELS)))
     pairs[:, 0::2], pairs[:, 1::2] = QUANTILE_LEVELS, quantiles
-    return _lines([0, *row] for row in pairs)
+    return "".join("0 " + " ".join(map(repr, row.tolist())) + "\n" for row in pairs).encode()
 
 
 def point_prediction(data: Data) -> bytes:
