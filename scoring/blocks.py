@@ -64,10 +64,9 @@ def iter_blocks(
         carry: list[bytes] = []  # the start of the next line: pieces joined once
         carry_bytes = 0
         skipping: LongLine | None = None  # an overlong line, until its LF
-        while True:
-            chunk = stream.read(block_size)
-            if not chunk:
-                break
+        # (A chunk may be a buffer that the next read overwrites: whatever outlives the
+        # iteration is copied, as slices of a bytearray are.)
+        for chunk in _chunks(stream, block_size):
             if skipping is not None:
                 end = chunk.find(b"\n")
                 if end < 0:
@@ -80,7 +79,7 @@ def iter_blocks(
                     continue
             cut = chunk.rfind(b"\n")
             if cut < 0:
-                carry.append(chunk)
+                carry.append(bytes(chunk))
                 carry_bytes += len(chunk)
                 if max_line is not None and carry_bytes > max_line:
                     skipping = LongLine()
@@ -98,11 +97,8 @@ def iter_blocks(
                 yield _whole_line([*carry, chunk[: start - 1]], max_line)
                 carry, carry_bytes = [], 0
             if start <= cut:
-                if not carry and start == 0 and cut + 1 == len(chunk):
-                    yield chunk  # (a chunk that ends a line: no copy at all)
-                else:
-                    # One copy: the slice is a view, joined once with the carried line start.
-                    yield b"".join([*carry, memoryview(chunk)[start : cut + 1]])
+                # One copy: the slice is a view, joined once with the carried line start.
+                yield b"".join([*carry, memoryview(chunk)[start : cut + 1]])
             carry = [chunk[cut + 1 :]] if cut + 1 < len(chunk) else []
             carry_bytes = len(carry[0]) if carry else 0
         if skipping is not None:
@@ -112,6 +108,19 @@ def iter_blocks(
     finally:
         if close:
             stream.close()
+
+
+def _chunks(stream, block_size: int) -> Iterator[bytes | bytearray]:
+    """The stream ``block_size`` bytes at a time, read into one reused buffer when the
+    stream can (fresh memory costs a page fault per page: reused, it is paid once)."""
+    readinto = getattr(stream, "readinto", None)
+    if readinto is None:
+        while chunk := stream.read(block_size):
+            yield chunk
+        return
+    buffer = bytearray(block_size)
+    while n := readinto(buffer):
+        yield buffer if n == block_size else buffer[:n]
 
 
 def _whole_line(pieces: list[bytes], max_line: int | None) -> bytes | LongLine:
