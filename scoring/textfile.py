@@ -70,6 +70,8 @@ class Table:
 
     @property
     def offsets(self) -> np.ndarray:
+        if self.counts.strides == (0,) and self.counts.size:  # the same count on every line
+            return np.arange(self.counts.size) * int(self.counts[0])
         if self.values.size == self.counts.size and self.counts.all():
             return np.arange(self.counts.size)  # one number on every line
         return np.cumsum(self.counts) - self.counts
@@ -176,7 +178,14 @@ def _compiled(buf: bytes, first_line: int, max_numbers: int | None) -> Table | N
     if read is None:
         return None
     n, lines = read
-    return Table(first_line, values[:n].copy(), counts[:lines].copy(), np.zeros(lines, dtype=bool))
+    counts = counts[:lines]
+    if lines and n == lines * int(counts[0]) and (counts == counts[0]).all():
+        # The same count on every line (a classification file, a file of one row type):
+        # one number stands for all of them, read-only, in no memory.
+        counts = np.broadcast_to(np.int64(counts[0]), (lines,))
+    else:
+        counts = counts.copy()
+    return Table(first_line, values[:n].copy(), counts, np.zeros(lines, dtype=bool))
 
 
 def _drop_long_lines(table: Table, problems: Problems, max_numbers: int) -> Table:
