@@ -30,9 +30,11 @@ $(VENV)/.installed-test: requirements-test.txt $(VENV)/.installed
 	$(BIN)/python -m pip install --disable-pip-version-check -r requirements-test.txt
 	touch $@
 
-# The scoring package's C parser (scoring/_build.py: one cc call, no setuptools).
+# The scoring package's C parser and kernels (scoring/_build.py: one cc call, no
+# setuptools). Without a C compiler scoring still works, on numpy alone and slower:
+# the build then warns here, `manage.py check` warns too, and the test suite fails.
 $(NATIVE): scoring/_native.c scoring/_build.py | $(BIN)/python
-	$(BIN)/python -m scoring._build
+	$(BIN)/python -m scoring._build || echo "warning: scoring's C extension was not built; scoring falls back to numpy (slower)" >&2
 
 $(DEMO)/.stamp: $(wildcard datasets/demo/*.py) | $(VENV)/.installed
 	$(BIN)/python -m datasets.demo.generate $(DEMO)

@@ -167,11 +167,15 @@ class _Scratch(threading.local):
 
 
 _scratch = _Scratch()
+# Blocks are about 1 MiB (blocks.BLOCK_SIZE); only one very long line makes a larger one.
+# Beyond this its scratch buffers (12 bytes per byte of block) are not worth keeping:
+# numpy reads it.
+_COMPILED_MAX_BLOCK = 4 << 20
 
 
 def _compiled(buf: bytes, first_line: int, max_numbers: int | None) -> Table | None:
     """The block read by the C parser, or None if any line needs a closer look."""
-    if _native is None:
+    if _native is None or len(buf) > _COMPILED_MAX_BLOCK:
         return None
     values, counts = _scratch.take(len(buf))
     read = _native.parse_block(buf, values, counts, -1 if max_numbers is None else max_numbers)
