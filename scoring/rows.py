@@ -218,7 +218,9 @@ def check_range(rows: Rows, problems: Problems, gaussian: np.ndarray | None = No
         variance = variance[keep]
     else:
         variance = np.zeros(pos.size, dtype=bool)
-    row, first = np.unique(row, return_index=True)  # pos ascends: each row's first number
+    # pos ascends, so row does: the first entry of each row is its first number
+    first = np.flatnonzero(np.r_[True, row[1:] != row[:-1]]) if row.size else row
+    row = row[first]
     found, is_var = v[pos[first]], variance[first]
     problems.add_lines(
         rows.lines[row],
