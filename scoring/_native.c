@@ -137,13 +137,16 @@ static const uint64_t pow10_u64[9] = {1,      10,      100,      1000,     10000
                                       100000, 1000000, 10000000, 100000000};
 
 /* Digits from p on, appended to *man (which wraps past 19 digits: the caller counts). */
-static inline const unsigned char *scan_digits(const unsigned char *p, const unsigned char *end,
-                                               uint64_t *man) {
+static inline __attribute__((always_inline)) const unsigned char *
+scan_digits(const unsigned char *p, const unsigned char *end, uint64_t *man) {
     while (end - p >= 8) {
         uint64_t w = read_word(p);
         int k = digit_run(w);
-        if (k == 0) {
-            return p;
+        if (k <= 2) { /* none, or one or two: quicker one at a time */
+            for (int i = 0; i < k; i++) {
+                *man = *man * 10 + (uint64_t)(p[i] - '0');
+            }
+            return p + k;
         }
         if (k < 8) { /* the k digits, moved up and led by '0's: "000ddddd" */
             w = (w << (8 * (8 - k))) | (0x3030303030303030ULL >> (8 * k));
