@@ -171,6 +171,14 @@ static inline __attribute__((always_inline)) int read_number(const unsigned char
                                                            const unsigned char *end,
                                                            double *out) {
     const unsigned char *p = *pp, *start = p;
+    /* A lone digit, signed or not: the targets 1 and -1, the row flags 0, 1 and 2. */
+    const unsigned char *q = p + (*p == '-' || *p == '+');
+    if (is_digit(q[0]) && (q[1] == ' ' || q[1] == '\n' || q[1] == '\t' || q[1] == '\r')) {
+        double digit = (double)(q[0] - '0');
+        *out = *p == '-' ? -digit : digit;
+        *pp = q + 1;
+        return 1;
+    }
     int neg = 0;
     if (*p == '+' || *p == '-') {
         neg = *p == '-';
