@@ -129,7 +129,7 @@ def _task_of_lines(reader: RowReader) -> Task:
     reads the file again (its problems are dropped here)."""
     tables = []
     for table in reader.tokenized():
-        if (table.counts > 1).any():
+        if table.max_count() > 1:
             reader.problems = Problems(reader.problems.path)
             return Task.REGRESSION
         tables.append(table)

@@ -128,7 +128,8 @@ class RowReader:
         return tables(self.source, self.problems, self.max_numbers)
 
     def _take(self, table: Table) -> Rows:
-        if table.n_lines and table.counts.all() and not table.bad.any():
+        uniform = table.uniform  # (a C block: no line is bad)
+        if (uniform or 0) > 0 or (table.n_lines and table.counts.all() and not table.bad.any()):
             return self._take_full(table)
         lines = table.line_numbers
         self.last_line = int(lines[-1]) if lines.size else self.last_line

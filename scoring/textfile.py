@@ -69,9 +69,19 @@ class Table:
         return self.first_line + np.arange(self.counts.size)
 
     @property
+    def uniform(self) -> int | None:
+        """The count of every line when they all hold the same (the C parser's blocks of
+        one row type), else None: checks of whole blocks without a pass over the lines."""
+        return int(self.counts[0]) if self.counts.strides == (0,) and self.counts.size else None
+
+    def max_count(self) -> int:
+        uniform = self.uniform
+        return uniform if uniform is not None else int(self.counts.max(initial=0))
+
+    @property
     def offsets(self) -> np.ndarray:
-        if self.counts.strides == (0,) and self.counts.size:  # the same count on every line
-            return np.arange(self.counts.size) * int(self.counts[0])
+        if self.uniform is not None:
+            return np.arange(self.counts.size) * self.uniform
         if self.values.size == self.counts.size and self.counts.all():
             return np.arange(self.counts.size)  # one number on every line
         return np.cumsum(self.counts) - self.counts
