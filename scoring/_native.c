@@ -172,10 +172,15 @@ static inline __attribute__((always_inline)) int read_number(const unsigned char
                                                            double *out) {
     const unsigned char *p = *pp, *start = p;
     /* A lone digit, signed or not: the targets 1 and -1, the row flags 0, 1 and 2. */
-    const unsigned char *q = p + (*p == '-' || *p == '+');
+    /* (Branch-free sign: 1 and -1 come in random order.) */
+    uint64_t minus = *p == '-';
+    const unsigned char *q = p + (minus | (*p == '+'));
     if (is_digit(q[0]) && (q[1] == ' ' || q[1] == '\n' || q[1] == '\t' || q[1] == '\r')) {
         double digit = (double)(q[0] - '0');
-        *out = *p == '-' ? -digit : digit;
+        uint64_t bits;
+        memcpy(&bits, &digit, sizeof bits);
+        bits |= minus << 63; /* "-0" is -0.0, as float() reads it */
+        memcpy(out, &bits, sizeof bits);
         *pp = q + 1;
         return 1;
     }
@@ -343,21 +348,24 @@ static inline double fsum_value(const fsum *a) { return a->sum + a->carry; }
 
 #define ECE_BINS 15
 
-/* classification_sums(p, t) over float64 buffers of equal length: None unless every
+/* classification_sums(p, t[, keys]) over float64 buffers of equal length (and, if given,
+ * a uint64 buffer that receives each example's sort key for lift_sum): None unless every
  * t is +1 or -1 and every p in [0, 1]; else (n_pos, nll, errors, brier, ece_gap, point):
  * nll = sum of -ln(p if t = +1 else 1 - p) (inf if a term is -ln 0), errors the 0/1
  * misclassifications, brier the sum of (p - o)^2, ece_gap = sum over the 15 confidence
  * bins (m/15, (m+1)/15] of |correct - sum of confidence|, with the confidence compared
  * exactly (1 - p as the real number), point = every p is 0 or 1. */
 static PyObject *classification_sums(PyObject *self, PyObject *args) {
-    Py_buffer pb, tb;
-    if (!PyArg_ParseTuple(args, "y*y*", &pb, &tb)) {
+    Py_buffer pb, tb, kb = {0};
+    if (!PyArg_ParseTuple(args, "y*y*|w*", &pb, &tb, &kb)) {
         return NULL;
     }
     PyObject *result = NULL;
     const double *p = pb.buf, *t = tb.buf;
+    uint64_t *keys = kb.buf; /* optional: (p's bits << 1) | o, for lift_sum once sorted */
     Py_ssize_t n = pb.len / (Py_ssize_t)sizeof(double);
-    if (tb.len != pb.len || pb.len % (Py_ssize_t)sizeof(double)) {
+    if (tb.len != pb.len || pb.len % (Py_ssize_t)sizeof(double) ||
+        (keys != NULL && kb.len != pb.len)) {
         result = Py_NewRef(Py_None);
         goto done;
     }
@@ -388,6 +396,11 @@ static PyObject *classification_sums(PyObject *self, PyObject *args) {
             }
             n_pos += o;
             hard += (x == 0.0) | (x == 1.0);
+            if (keys != NULL) {
+                uint64_t bits;
+                memcpy(&bits, &x, sizeof bits);
+                keys[i] = bits << 1 | (uint64_t)o; /* p >= 0: bits order as values; -0 is 0 */
+            }
             double q = 1.0 - x;
             double prob = o ? x : q;
             zero |= prob == 0.0;
@@ -425,6 +438,9 @@ static PyObject *classification_sums(PyObject *self, PyObject *args) {
 done:
     PyBuffer_Release(&pb);
     PyBuffer_Release(&tb);
+    if (kb.obj != NULL) {
+        PyBuffer_Release(&kb);
+    }
     return result;
 }
 
@@ -503,7 +519,7 @@ static PyMethodDef methods[] = {
     {"parse_block", parse_block, METH_VARARGS,
      "parse_block(block, values, counts, max_numbers) -> (numbers, lines) or None"},
     {"classification_sums", classification_sums, METH_VARARGS,
-     "classification_sums(p, t) -> (n_pos, nll, errors, brier, ece_gap, point) or None"},
+     "classification_sums(p, t[, keys]) -> (n_pos, nll, errors, brier, ece_gap, point) or None"},
     {"erf_into", erf_into, METH_VARARGS, "erf_into(x, out, complement): erf or erfc of each x"},
     {"lift_sum", lift_sum, METH_VARARGS,
      "lift_sum(sorted_keys) -> sum over k of cum(k)/k, highest p first, ties in expectation"},

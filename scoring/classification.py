@@ -8,7 +8,7 @@ Challenge" (MLCW 2005, LNAI 3944, 2006), §4.1; spec §3.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -125,6 +125,7 @@ class Summary:
     brier: float
     ece_gap: float
     point: bool
+    keys: np.ndarray | None = field(default=None, repr=False, compare=False)  # for lift
 
     def nlp(self, base: float = math.e) -> float:
         return math.inf if math.isinf(self.nll) else self.nll / self.n / math.log(base)
@@ -148,9 +149,10 @@ def summarize(p, t) -> Summary:
     p = np.ascontiguousarray(p, dtype=np.float64)
     t = np.ascontiguousarray(t, dtype=np.float64)
     if _native is not None and p.ndim == 1 and p.shape == t.shape and p.size:
-        sums = _native.classification_sums(p, t)
+        keys = np.empty(p.size, dtype=np.uint64)
+        sums = _native.classification_sums(p, t, keys)
         if sums is not None:
-            return Summary(p.size, *sums)
+            return Summary(p.size, *sums, keys=keys)
     return summarize_numpy(p, t)
 
 
@@ -192,6 +194,22 @@ def lift(p, t) -> float | None:
     # values; -0.0 becomes 0) above the class bit. Read backwards: highest p first.
     key = p.view(np.uint64) << np.uint64(1)
     key |= o
+    return _lift_of_keys(key, n_pos)
+
+
+def lift_of(summary: Summary, p, t) -> float | None:
+    """:func:`lift` from a :class:`Summary` whose one pass also wrote the sort keys."""
+    if summary.keys is None:
+        return lift(p, t)
+    if summary.n_pos in (0, summary.n):
+        return None
+    return _lift_of_keys(summary.keys, summary.n_pos)
+
+
+def _lift_of_keys(key: np.ndarray, n_pos: int) -> float:
+    """LIFT from the examples' keys (p's bit pattern above the class bit), sorted here in
+    place."""
+    n = key.size
     key.sort()
     total = _native.lift_sum(key) if _native is not None else _lift_total(key[::-1])
     frac = n_pos / n

@@ -92,11 +92,12 @@ def evaluate(
     if train_targets is not None:
         train_targets = np.asarray(train_targets, dtype=np.float64)
     reader = RowReader(predictions, predictions_path, max_numbers=MAX_LINE_NUMBERS)
+    labels = _labels(t)
     if task is None:
-        task = _infer_task(reader, t)
+        task = _task_of_lines(reader) if labels else Task.REGRESSION
     if task == Task.CLASSIFICATION:
-        if not _labels(t).all():
-            bad = int(np.flatnonzero(~_labels(t))[0])
+        if not labels:
+            bad = int(np.flatnonzero(np.abs(t) != 1)[0])
             raise ValueError(
                 f"{targets_path}: classification targets must be +1 or -1 "
                 f"(target {bad + 1} is {t[bad]})"
@@ -111,15 +112,10 @@ def evaluate(
     return _score(ctx)
 
 
-def _labels(t: np.ndarray) -> np.ndarray:
-    return (t == 1) | (t == -1)
-
-
-def _infer_task(reader: RowReader, targets: np.ndarray) -> Task:
-    """Classification when targets are ±1 and no prediction line holds more than one number."""
-    if not _labels(targets).all():
-        return Task.REGRESSION
-    return _task_of_lines(reader)
+def _labels(t: np.ndarray) -> bool:
+    """Every target +1 or −1 (then the task is classification, unless a prediction line
+    holds more than one number)."""
+    return bool((np.abs(t) == 1).all())
 
 
 def _task_of_lines(reader: RowReader) -> Task:

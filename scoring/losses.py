@@ -159,7 +159,7 @@ register(
     title="LIFT loss",
     task=Task.CLASSIFICATION,
     probabilistic=True,
-    compute=lambda c: classification.lift(c.p, c.targets),
+    compute=lambda c: classification.lift_of(c.summary, c.p, c.targets),
     reference=f"{_PAPER}, eqs. (13)-(16)",
     description="Area lost to the ideal lift curve, relative to a random predictor (1 = random).",
 )

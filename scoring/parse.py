@@ -91,6 +91,16 @@ def read_classification(
     reader = reader or RowReader(source, path, max_numbers=MAX_LINE_NUMBERS)
     parts = []
     for rows in reader.rows(n_expected):
+        v = rows.values
+        if (
+            v.size == rows.counts.size
+            and not rows.bad.any()
+            and v.size
+            and v.min() >= 0
+            and v.max() <= 1
+        ):
+            parts.append(v)  # one probability on every line: nothing to report
+            continue
         rows = check_range(rows, reader.problems)
         ok, values = _single_numbers(rows, reader.problems, "p(y = +1)")
         wrong = ok & ((values < 0) | (values > 1))

@@ -264,6 +264,12 @@ def test_one_pass_summary_agrees_with_every_loss_function(case):
     assert got.zero_one() == zero_one(p, t)
     assert got.brier_score() == pytest.approx(brier(p, t), rel=1e-12, abs=1e-15)
     assert got.ece() == pytest.approx(ece(p, t), rel=1e-9, abs=1e-14)
+    # the keys the one pass wrote give lift as lift(p, t) does
+    from scoring.classification import lift_of
+
+    want_lift = lift(p, t)
+    assert lift_of(got, p, t) == pytest.approx(want_lift, rel=1e-12) or want_lift is None
+    assert lift_of(numpy_sums, p, t) == want_lift
 
 
 def test_summary_of_bad_input_raises_like_the_losses():
