@@ -220,7 +220,10 @@ static inline __attribute__((always_inline)) int read_number(const unsigned char
         }
         int64_t e = 0;
         while (p < end && is_digit(*p)) {
-            if (e < 100000) {
+            /* Far beyond any exponent a double needs, and beyond the count of zeros a
+             * block can hold between the point and the first digit (0.000…01e1000000
+             * is 1), yet far from overflowing: past it the value is 0 or infinite. */
+            if (e < ((int64_t)1 << 50)) {
                 e = e * 10 + (*p - '0');
             }
             p++;
@@ -272,6 +275,9 @@ static inline __attribute__((always_inline)) int read_number(const unsigned char
     return 1;
 }
 
+/* Whether a buffer's start suits its element type (numpy arrays always do). */
+static int aligned(const Py_buffer *b, size_t size) { return (uintptr_t)b->buf % size == 0; }
+
 static PyObject *parse_block(PyObject *self, PyObject *args) {
     Py_buffer block, values, counts;
     Py_ssize_t max_numbers;
@@ -279,6 +285,10 @@ static PyObject *parse_block(PyObject *self, PyObject *args) {
         return NULL;
     }
     PyObject *result = NULL;
+    if (!aligned(&values, sizeof(double)) || !aligned(&counts, sizeof(int64_t))) {
+        PyErr_SetString(PyExc_ValueError, "values and counts must be aligned arrays");
+        goto done;
+    }
     const unsigned char *p = block.buf, *end = p + block.len;
     double *out = values.buf;
     int64_t *line_counts = counts.buf;
@@ -365,8 +375,9 @@ static PyObject *classification_sums(PyObject *self, PyObject *args) {
     uint64_t *keys = kb.buf; /* optional: (p's bits << 1) | o, for lift_sum once sorted */
     Py_ssize_t n = pb.len / (Py_ssize_t)sizeof(double);
     if (tb.len != pb.len || pb.len % (Py_ssize_t)sizeof(double) ||
-        (keys != NULL && kb.len != pb.len)) {
-        result = Py_NewRef(Py_None);
+        (keys != NULL && kb.len != pb.len) || !aligned(&pb, sizeof(double)) ||
+        !aligned(&tb, sizeof(double)) || !aligned(&kb, sizeof(uint64_t))) {
+        result = Py_NewRef(Py_None); /* (numpy's checks then decide) */
         goto done;
     }
     double edges[ECE_BINS + 1];
@@ -456,6 +467,11 @@ static PyObject *lift_sum(PyObject *self, PyObject *args) {
     }
     const uint64_t *keys = kb.buf;
     Py_ssize_t n = kb.len / (Py_ssize_t)sizeof(uint64_t);
+    if (!aligned(&kb, sizeof(uint64_t))) {
+        PyBuffer_Release(&kb);
+        PyErr_SetString(PyExc_ValueError, "keys must be an aligned uint64 array");
+        return NULL;
+    }
     fsum total = {0, 0};
     Py_ssize_t before = 0, i = n - 1;
     while (i >= 0) {
@@ -495,10 +511,10 @@ static PyObject *erf_into(PyObject *self, PyObject *args) {
     const double *x = xb.buf;
     double *out = ob.buf;
     Py_ssize_t n = xb.len / (Py_ssize_t)sizeof(double);
-    if (ob.len < xb.len) {
+    if (ob.len < xb.len || !aligned(&xb, sizeof(double)) || !aligned(&ob, sizeof(double))) {
         PyBuffer_Release(&xb);
         PyBuffer_Release(&ob);
-        PyErr_SetString(PyExc_ValueError, "out is shorter than x");
+        PyErr_SetString(PyExc_ValueError, "x and out must be aligned, out as long as x");
         return NULL;
     }
     if (complement) {

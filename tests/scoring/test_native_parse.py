@@ -239,3 +239,49 @@ def test_c_and_numpy_paths_agree_on_random_blocks(seed):
     assert fast.counts.tolist() == slow.counts.tolist()
     assert fast.bad.tolist() == slow.bad.tolist()
     assert [bits(v) for v in fast.values.tolist()] == [bits(v) for v in slow.values.tolist()]
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        b"0." + b"0" * 999_999 + b"1e1000000",  # 1.0: the zeros and the exponent cancel
+        b"-0." + b"0" * 999_999 + b"25e1000000",  # -2.5
+        b"1e-9999999999999999999999",  # 0
+        b"0." + b"0" * 99_990 + b"1e1000000",  # 1e899999: beyond the largest double
+        b"1e+0000000000000000000000000000000000000001",  # 10
+    ],
+)
+def test_exponents_of_any_length_after_any_number_of_zeros(token):
+    """Found by fuzzing: an exponent of seven digits or more was cut short, so that a
+    million zeros after the point turned 1.0 into 0.0."""
+    got = parse(token + b"\n")
+    want = float(token)
+    if math.isinf(want):
+        assert got is None
+    else:
+        assert got is not None and bits(got[0][0]) == bits(want)
+
+
+def test_misaligned_buffers_are_refused():
+    block = b"1 2\n"
+    values = memoryview(bytearray(81))[1:]
+    with pytest.raises(ValueError, match="aligned"):
+        fastparse.parse_block(block, values, np.empty(8, dtype=np.int64), -1)
+    with pytest.raises(ValueError, match="aligned"):
+        fastparse.lift_sum(memoryview(bytearray(17))[1:])
+
+
+def test_a_long_zero_run_scores_as_the_numpy_path_does():
+    import scoring
+
+    token = b"0." + b"0" * 999_999 + b"1e1000000"
+    pred, targets = b"0.5\n" + token + b"\n0.25\n", b"1\n1\n-1\n"
+    fast = scoring.evaluate(pred, targets).scores
+    saved = textfile._native
+    textfile._native = None
+    try:
+        slow = scoring.evaluate(pred, targets).scores
+    finally:
+        textfile._native = saved
+    assert fast == slow
+    assert fast["01l"] == 0.0
