@@ -1,12 +1,13 @@
-"""Build the C parser ``scoring._native`` in place: ``python -m scoring._build``.
+"""Build ``scoring._native`` (the C parser and kernels) in place: ``python -m scoring._build``.
 
 No setuptools: one ``cc`` call with the running interpreter's headers and
 extension suffix, so that ``make install``, the Dockerfile and a participant's
 checkout build it the same way. The table of powers of ten the parser needs is
 computed here with Python's exact integers and written next to the source.
 
-Without the extension, :mod:`scoring.textfile` reads every block with numpy
-alone: the same values and messages, several times slower on most layouts.
+Without the extension, :mod:`scoring.textfile`, :mod:`scoring.classification` and
+:mod:`scoring.special` use numpy alone: the same values and messages, several times
+slower on most layouts.
 """
 
 from __future__ import annotations

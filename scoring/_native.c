@@ -1,5 +1,7 @@
-/* Blocks of plain decimal numbers to doubles, correctly rounded, in one pass.
+/* The scoring package's C parts: the block parser, and kernels for the classification
+ * losses (classification_sums, lift_sum) and erf/erfc (erf_into), each below.
  *
+ * Blocks of plain decimal numbers to doubles, correctly rounded, in one pass:
  * parse_block(block, values, counts, max_numbers) reads a block of whole lines
  * (it must end in LF) of numbers separated by spaces and tabs, each line ending
  * in LF or CR LF, into ``values`` (float64, at least len(block) // 2 + 1 long)
