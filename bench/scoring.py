@@ -207,6 +207,8 @@ LAYOUTS = ["matlab", "savetxt", "repr", "g-tab", "mixed", "classification"]
 
 
 def main() -> None:
+    if not os.path.exists(TIME):
+        raise SystemExit(f"{TIME} (GNU time) is needed for peak memory: apt-get install time")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layouts", default=",".join(LAYOUTS))
     parser.add_argument("--rows", type=int, default=20_000)
