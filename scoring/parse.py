@@ -25,8 +25,8 @@ ROW_KINDS = {QUANTILES: "quantiles", GAUSSIAN: "Gaussian", SAMPLE: "sample"}
 
 def _single_numbers(rows: Rows, problems: Problems, what: str) -> tuple[np.ndarray, np.ndarray]:
     """Rows that must hold exactly one number: returns (good mask, values)."""
-    if rows.values.size == rows.counts.size and not rows.bad.any():
-        return np.ones(rows.counts.size, dtype=bool), rows.values  # one number on every row
+    if rows.one_number_each:
+        return np.ones(rows.counts.size, dtype=bool), rows.values
     ok = ~rows.bad
     wrong = ok & (rows.counts != 1)
     counts = rows.counts[wrong]
@@ -92,13 +92,7 @@ def read_classification(
     parts = []
     for rows in reader.rows(n_expected):
         v = rows.values
-        if (
-            v.size == rows.counts.size
-            and not rows.bad.any()
-            and v.size
-            and v.min() >= 0
-            and v.max() <= 1
-        ):
+        if rows.one_number_each and v.size and v.min() >= 0 and v.max() <= 1:
             parts.append(v)  # one probability on every line: nothing to report
             continue
         rows = check_range(rows, reader.problems)

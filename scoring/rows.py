@@ -69,6 +69,12 @@ class Rows:
     def values(self) -> np.ndarray:
         return self.table.values
 
+    @property
+    def one_number_each(self) -> bool:
+        """Every row holds exactly one number (a readable non-blank row holds one or
+        more, so as many numbers as rows, none bad, means one each)."""
+        return self.values.size == self.counts.size and not self.bad.any()
+
     def with_bad(self, bad: np.ndarray) -> Rows:
         return Rows(
             self.table,
@@ -128,8 +134,7 @@ class RowReader:
         return tables(self.source, self.problems, self.max_numbers)
 
     def _take(self, table: Table) -> Rows:
-        uniform = table.uniform  # (a C block: no line is bad)
-        if (uniform or 0) > 0 or (table.n_lines and table.counts.all() and not table.bad.any()):
+        if table.full():
             return self._take_full(table)
         lines = table.line_numbers
         self.last_line = int(lines[-1]) if lines.size else self.last_line

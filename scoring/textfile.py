@@ -74,6 +74,13 @@ class Table:
         one row type), else None: checks of whole blocks without a pass over the lines."""
         return int(self.counts[0]) if self.counts.strides == (0,) and self.counts.size else None
 
+    def full(self) -> bool:
+        """Every line holds a number and none was unreadable (no row to pick out)."""
+        uniform = self.uniform  # (only the C parser's blocks, which have no bad line)
+        if uniform is not None:
+            return uniform > 0
+        return bool(self.n_lines and self.counts.all() and not self.bad.any())
+
     def max_count(self) -> int:
         uniform = self.uniform
         return uniform if uniform is not None else int(self.counts.max(initial=0))

@@ -17,7 +17,7 @@ import pytest
 
 from scoring import LOSSES, Context, ScoringOptions, Task, compute_scores, read_regression
 
-from .util import lines_of
+from .util import lines_of, quantile_row
 
 ALL_LOSSES = pytest.mark.parametrize("loss", list(LOSSES.values()), ids=lambda loss: loss.name)
 BASES = (math.e, 2.0, 10.0)
@@ -51,8 +51,7 @@ def _row(rng, kind: str, target: float) -> str:
         size = int(rng.integers(2, 7))
         levels = np.sort(rng.uniform(0.02, 0.98, size))
         values = np.sort(rng.normal(target + rng.normal(0, 1), rng.uniform(0.3, 2), size))
-        pairs = zip(levels.tolist(), values.tolist(), strict=True)
-        return "0 " + " ".join(f"{a!r} {q!r}" for a, q in pairs)
+        return quantile_row(levels, values)
     size = int(rng.integers(1, 9))
     return "2 " + " ".join(repr(s) for s in rng.normal(target, 1.5, size).tolist())
 
@@ -100,16 +99,21 @@ def _check_value(value, where: str) -> None:
     assert value is None or not math.isnan(value), where
 
 
+def _case(loss, seed: int, salt: int):
+    """A seeded draw for one test: its generator, options, size and targets."""
+    rng = np.random.default_rng([seed, salt])
+    options = ScoringOptions(log_base=BASES[seed % len(BASES)])
+    n = int(rng.integers(2, 40))
+    return rng, options, n, _targets(rng, loss.task, n)
+
+
 # --- (a) the order of the examples does not matter ------------------------------------------
 
 
 @ALL_LOSSES
 @pytest.mark.parametrize("seed", SEEDS)
 def test_shuffling_the_examples_keeps_the_value(loss, seed):
-    rng = np.random.default_rng([seed, 7001])
-    options = ScoringOptions(log_base=BASES[seed % len(BASES)])
-    n = int(rng.integers(2, 40))
-    t = _targets(rng, loss.task, n)
+    rng, options, n, t = _case(loss, seed, 7001)
     for prediction in _predictions(rng, loss.task, t):
         order = rng.permutation(n)
         shuffled = (
@@ -143,10 +147,7 @@ def _perfect(task: Task, t: np.ndarray) -> list:
 @ALL_LOSSES
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_perfect_prediction_scores_no_worse_than_any_other(loss, seed):
-    rng = np.random.default_rng([seed, 7002])
-    options = ScoringOptions(log_base=BASES[seed % len(BASES)])
-    n = int(rng.integers(2, 40))
-    t = _targets(rng, loss.task, n)
+    rng, options, n, t = _case(loss, seed, 7002)
     others = _predictions(rng, loss.task, t)
     compared = 0
     for perfect in _perfect(loss.task, t):
