@@ -28,12 +28,22 @@
 
 #include "_pow10.h" /* POW10_MIN, POW10_MAX, pow10_table[][2] = {lo, hi} */
 
+/* The hot loops compiled twice on x86-64 with GCC: for the processor's newer instructions
+ * (AVX2, BMI2, LZCNT), picked at load time where it has them, and for any x86-64. (The
+ * build uses -std=c11, so no multiply-add is fused: the same results either way.) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CLONES(...) __attribute__((target_clones(__VA_ARGS__)))
+#else
+#define CLONES(...)
+#endif
+
 static const double exact_pow10[23] = {
     1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 /* man * 10^exp10 correctly rounded, or 0 with *ok = 0 when undecided. */
-static double eisel_lemire(uint64_t man, int exp10, int neg, int *ok) {
+static inline __attribute__((always_inline)) double eisel_lemire(uint64_t man, int exp10,
+                                                                 int neg, int *ok) {
     *ok = 0;
     if (man == 0) {
         *ok = 1;
@@ -280,7 +290,8 @@ static inline __attribute__((always_inline)) int read_number(const unsigned char
 /* Whether a buffer's start suits its element type (numpy arrays always do). */
 static int aligned(const Py_buffer *b, size_t size) { return (uintptr_t)b->buf % size == 0; }
 
-static PyObject *parse_block(PyObject *self, PyObject *args) {
+CLONES("arch=x86-64-v3", "default") static PyObject *parse_block(PyObject *self,
+                                                                  PyObject *args) {
     Py_buffer block, values, counts;
     Py_ssize_t max_numbers;
     if (!PyArg_ParseTuple(args, "y*w*w*n", &block, &values, &counts, &max_numbers)) {
@@ -339,6 +350,91 @@ done:
     return result;
 }
 
+/* parse_column(block, length, out, start, low, high, blank_run): the whole lines in
+ * block[:length] (length > 0, block[length - 1] a LF), each holding exactly one plain
+ * number within [low, high] or nothing (a blank line), read into out[start:] (float64).
+ * Returns (numbers read so far, blank lines since the last number) or None as soon as a
+ * line holds anything else, out is full, or a number follows a blank line (blank_run, the
+ * count carried over from the previous block, is not 0). The file reader of a target or
+ * classification file (scoring/column.py) calls it block after block, straight into the
+ * final array; on None the careful readers read the file again and write the messages. */
+CLONES("arch=x86-64-v3", "default") static PyObject *parse_column(PyObject *self,
+                                                                   PyObject *args) {
+    Py_buffer block, values;
+    Py_ssize_t length, start, blank_run;
+    double low, high;
+    if (!PyArg_ParseTuple(args, "y*nw*nddn", &block, &length, &values, &start, &low, &high,
+                          &blank_run)) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    if (!aligned(&values, sizeof(double))) {
+        PyErr_SetString(PyExc_ValueError, "out must be an aligned float64 array");
+        goto done;
+    }
+    Py_ssize_t capacity = values.len / (Py_ssize_t)sizeof(double);
+    if (length <= 0 || length > block.len || start < 0 || start > capacity ||
+        ((const unsigned char *)block.buf)[length - 1] != '\n') {
+        goto refuse;
+    }
+    const unsigned char *p = block.buf, *end = p + length;
+    double *out = values.buf;
+    Py_ssize_t n = start;
+    while (p < end) {
+        /* The commonest target line first: a lone digit, maybe after '-', then LF ("1",
+         * "-1"), with no branch on the sign (it comes in random order). The block ends in
+         * LF: after a '-' there is a byte, and after a digit too. */
+        uint64_t minus = *p == '-';
+        const unsigned char *q = p + minus;
+        if (is_digit(q[0]) && q[1] == '\n' && !blank_run && n < capacity) {
+            double digit = (double)(q[0] - '0');
+            uint64_t bits;
+            memcpy(&bits, &digit, sizeof bits);
+            bits |= minus << 63; /* "-0" is -0.0, as float() reads it */
+            memcpy(&digit, &bits, sizeof digit);
+            if (digit >= low && digit <= high) {
+                out[n++] = digit;
+                p = q + 2;
+                continue;
+            }
+        }
+        while (*p == ' ' || *p == '\t') {
+            p++;
+        }
+        if (*p == '\r' && p[1] == '\n') { /* (safe: the block ends in LF) */
+            p++;
+        }
+        if (*p == '\n') { /* a blank line: allowed only if no number follows it */
+            blank_run++;
+            p++;
+            continue;
+        }
+        if (blank_run || n >= capacity || !read_number(&p, end, out + n) ||
+            !(out[n] >= low && out[n] <= high)) {
+            goto refuse;
+        }
+        n++;
+        while (*p == ' ' || *p == '\t') {
+            p++;
+        }
+        if (*p == '\r' && p[1] == '\n') {
+            p++;
+        }
+        if (*p != '\n') {
+            goto refuse; /* a second number, or anything else */
+        }
+        p++;
+    }
+    result = Py_BuildValue("nn", n, blank_run);
+    goto done;
+refuse:
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&block);
+    PyBuffer_Release(&values);
+    return result;
+}
+
 /* --- classification: every sum behind nlp, 01l, brier and ECE in one pass ------------------ */
 
 /* Neumaier's compensated sum: the error of a million terms stays near one rounding. */
@@ -359,25 +455,138 @@ static inline void fsum_add(fsum *a, double x) {
 static inline double fsum_value(const fsum *a) { return a->sum + a->carry; }
 
 #define ECE_BINS 15
+#define RUN 1024 /* examples summed plainly before a compensated step */
 
-/* classification_sums(p, t[, keys]) over float64 buffers of equal length (and, if given,
- * a uint64 buffer that receives each example's sort key for lift_sum): None unless every
+/* ln(x) for a normal double x > 0, within about one ulp, in straight-line arithmetic the
+ * compiler vectorizes (libm's log is a call per value). fdlibm's e_log.c: x = 2^k * m,
+ * m in [sqrt(2)/2, sqrt(2)), f = m - 1, s = f / (2 + f), and
+ * ln(1 + f) = f - (f^2/2 - s * (f^2/2 + R(s^2))), R a minimax polynomial, then k * ln 2
+ * added in two parts. Zero, subnormals, infinities and NaN are the caller's to avoid. */
+static inline __attribute__((always_inline)) double log_normal(double x) {
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    const double lg1 = 6.666666666666735130e-01, lg2 = 3.999999999940941908e-01,
+                 lg3 = 2.857142874366239149e-01, lg4 = 2.222219843214978396e-01,
+                 lg5 = 1.818357216161805012e-01, lg6 = 1.531383769920937332e-01,
+                 lg7 = 1.479819860511658591e-01;
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    /* carry: the mantissa is at least sqrt(2) (fdlibm's 0x95f64 on the high word); then
+     * m is halved and k one more, so that m lands in [sqrt(2)/2, sqrt(2)). */
+    uint64_t mantissa = bits & 0x000FFFFFFFFFFFFFULL;
+    uint64_t carry = (mantissa + ((uint64_t)0x95f64 << 32)) & 0x0010000000000000ULL;
+    int64_t k = (int64_t)(bits >> 52) - 1023 + (int64_t)(carry >> 52);
+    uint64_t m_bits = mantissa | (0x3FF0000000000000ULL ^ carry);
+    double m;
+    memcpy(&m, &m_bits, sizeof m);
+    /* k as a double without an int64 conversion (none in AVX2): k + 2^52 + 2^51 has k in
+     * its low mantissa bits. */
+    uint64_t k_bits = 0x4338000000000000ULL + (uint64_t)k;
+    double dk;
+    memcpy(&dk, &k_bits, sizeof dk);
+    dk -= 6755399441055744.0; /* 2^52 + 2^51 */
+    double f = m - 1.0;
+    double s = f / (2.0 + f), z = s * s, w = z * z;
+    double t1 = w * (lg2 + w * (lg4 + w * lg6));
+    double t2 = z * (lg1 + w * (lg3 + w * (lg5 + w * lg7)));
+    double r = t2 + t1, hfsq = 0.5 * f * f;
+    return dk * ln2_hi - ((hfsq - (s * (hfsq + r) + dk * ln2_lo)) - f);
+}
+
+/* The branch-free part of classification_sums over one run of examples (t and p come in
+ * random order: a branch on them would be mispredicted half the time), written for the
+ * compiler to vectorize, with AVX2 where the processor has it. Per example: the sort key,
+ * the true class's probability, the confidence c = max(p, 1 - p), whether the prediction
+ * is right, and the ECE bin floor(c * 15), or -1 where c * 15 is next to a whole number
+ * and floor may be off by one (the caller compares c with the edges there). Counts:
+ * positives, hard predictions (0 or 1), errors, and bad examples (t not +-1, p outside
+ * [0, 1], NaN). */
+CLONES("avx2", "default") static void
+run_pass(const double *restrict p, const double *restrict t, uint64_t *restrict keys,
+         Py_ssize_t len, double *restrict loss, double *restrict sq, double *restrict conf,
+         int32_t *restrict bin, int32_t *restrict right, int64_t *restrict counted) {
+    int64_t n_pos = 0, hard = 0, errors = 0, bad = 0, tiny = 0;
+    for (Py_ssize_t j = 0; j < len; j++) {
+        double x = p[j], y = t[j];
+        int64_t o = y == 1.0, high = x >= 0.5;
+        bad |= !((y == 1.0) | (y == -1.0)) | !(x >= 0.0) | !(x <= 1.0);
+        n_pos += o;
+        hard += (x == 0.0) | (x == 1.0);
+        errors += high ^ o;
+        uint64_t bits, q_bits;
+        double q = 1.0 - x;
+        memcpy(&bits, &x, sizeof bits);
+        memcpy(&q_bits, &q, sizeof q_bits);
+        keys[j] = bits << 1 | (uint64_t)o; /* p >= 0: bits order as values; -0 is 0 */
+        uint64_t prob_bits = (bits & (uint64_t)-o) | (q_bits & (uint64_t)(o - 1));
+        uint64_t conf_bits = (bits & (uint64_t)-high) | (q_bits & (uint64_t)(high - 1));
+        double prob, c;
+        memcpy(&prob, &prob_bits, sizeof prob);
+        tiny |= prob < 2.2250738585072014e-308; /* 0 or subnormal: the caller's libm log */
+        loss[j] = -log_normal(prob);
+        uint64_t one_bits = (uint64_t)-o & 0x3FF0000000000000ULL; /* o as 1.0 or 0.0 */
+        double one;
+        memcpy(&one, &one_bits, sizeof one);
+        double d = x - one;
+        sq[j] = d * d;
+        memcpy(&c, &conf_bits, sizeof c);
+        conf[j] = c;
+        right[j] = (int32_t)!(high ^ o);
+        double scaled = c * ECE_BINS;
+        int32_t m = (int32_t)scaled;
+        double frac = scaled - (double)m;
+        bin[j] = (frac < 1e-9) | (frac > 1.0 - 1e-9) ? -1 : m;
+    }
+    counted[0] = n_pos;
+    counted[1] = hard;
+    counted[2] = errors;
+    counted[3] = bad;
+    counted[4] = tiny;
+}
+
+/* all_labels(t): whether every value of a float64 buffer is +1 or -1 (a classification
+ * target file), in one pass and no memory. */
+static PyObject *all_labels(PyObject *self, PyObject *args) {
+    Py_buffer tb;
+    if (!PyArg_ParseTuple(args, "y*", &tb)) {
+        return NULL;
+    }
+    if (!aligned(&tb, sizeof(double)) || tb.len % (Py_ssize_t)sizeof(double)) {
+        PyBuffer_Release(&tb);
+        PyErr_SetString(PyExc_ValueError, "t must be an aligned float64 array");
+        return NULL;
+    }
+    const double *t = tb.buf;
+    Py_ssize_t n = tb.len / (Py_ssize_t)sizeof(double);
+    int labels = 1;
+    for (Py_ssize_t start = 0; start < n && labels; start += RUN) {
+        Py_ssize_t stop = start + RUN < n ? start + RUN : n;
+        for (Py_ssize_t i = start; i < stop; i++) {
+            labels &= (t[i] == 1.0) | (t[i] == -1.0);
+        }
+    }
+    PyBuffer_Release(&tb);
+    return PyBool_FromLong(labels);
+}
+
+/* classification_sums(p, t, keys) over float64 buffers of equal length and a uint64 one
+ * that receives each example's sort key for lift_sum: None unless every
  * t is +1 or -1 and every p in [0, 1]; else (n_pos, nll, errors, brier, ece_gap, point):
- * nll = sum of -ln(p if t = +1 else 1 - p) (inf if a term is -ln 0), errors the 0/1
+ * nll = sum of -ln(p if t = +1 else 1 - p) (inf if a term is -ln 0; the logs within an
+ * ulp, by log_normal), errors the 0/1
  * misclassifications, brier the sum of (p - o)^2, ece_gap = sum over the 15 confidence
  * bins (m/15, (m+1)/15] of |correct - sum of confidence|, with the confidence compared
  * exactly (1 - p as the real number), point = every p is 0 or 1. */
 static PyObject *classification_sums(PyObject *self, PyObject *args) {
-    Py_buffer pb, tb, kb = {0};
-    if (!PyArg_ParseTuple(args, "y*y*|w*", &pb, &tb, &kb)) {
+    Py_buffer pb, tb, kb;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &pb, &tb, &kb)) {
         return NULL;
     }
     PyObject *result = NULL;
     const double *p = pb.buf, *t = tb.buf;
-    uint64_t *keys = kb.buf; /* optional: (p's bits << 1) | o, for lift_sum once sorted */
+    uint64_t *keys = kb.buf; /* (p's bits << 1) | o, for lift_sum once sorted */
     Py_ssize_t n = pb.len / (Py_ssize_t)sizeof(double);
     if (tb.len != pb.len || pb.len % (Py_ssize_t)sizeof(double) ||
-        (keys != NULL && kb.len != pb.len) || !aligned(&pb, sizeof(double)) ||
+        kb.len != pb.len || !aligned(&pb, sizeof(double)) ||
         !aligned(&tb, sizeof(double)) || !aligned(&kb, sizeof(uint64_t))) {
         result = Py_NewRef(Py_None); /* (numpy's checks then decide) */
         goto done;
@@ -395,45 +604,43 @@ static PyObject *classification_sums(PyObject *self, PyObject *args) {
     Py_ssize_t n_pos = 0, errors = 0, hard = 0;
     int zero = 0;
     /* Plain sums over short runs, folded into compensated sums: accurate and quick. */
-    for (Py_ssize_t start = 0; start < n; start += 1024) {
-        Py_ssize_t stop = start + 1024 < n ? start + 1024 : n;
+    double loss[RUN], sq[RUN], conf[RUN];
+    int32_t bin[RUN], right[RUN];
+    for (Py_ssize_t start = 0; start < n; start += RUN) {
+        Py_ssize_t len = start + RUN < n ? RUN : n - start;
         double nll_run = 0.0, brier_run = 0.0, conf_run[ECE_BINS] = {0};
-        for (Py_ssize_t i = start; i < stop; i++) {
-            /* Bitwise rather than logical operators: t and p come in random order, and
-             * a branch on them would be mispredicted half the time. */
-            double x = p[i], y = t[i];
-            int o = y == 1.0;
-            if (!((o | (y == -1.0)) & (x >= 0.0) & (x <= 1.0))) {
-                result = Py_NewRef(Py_None);
-                goto done;
+        int64_t counted[5] = {0};
+        run_pass(p + start, t + start, keys + start, len, loss, sq, conf, bin, right, counted);
+        if (counted[3]) { /* a t that is not +1 or -1, a p outside [0, 1] */
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        n_pos += counted[0];
+        hard += counted[1];
+        errors += counted[2];
+        if (counted[4]) { /* a true class given 0 (then nll is inf) or a subnormal */
+            for (Py_ssize_t j = 0; j < len; j++) {
+                double x = p[start + j], prob = t[start + j] == 1.0 ? x : 1.0 - x;
+                zero |= prob == 0.0;
+                loss[j] = -log(prob);
             }
-            n_pos += o;
-            hard += (x == 0.0) | (x == 1.0);
-            if (keys != NULL) {
-                uint64_t bits;
-                memcpy(&bits, &x, sizeof bits);
-                keys[i] = bits << 1 | (uint64_t)o; /* p >= 0: bits order as values; -0 is 0 */
+        }
+        for (Py_ssize_t j = 0; j < len; j++) {
+            nll_run += loss[j]; /* (an infinite sum is replaced by inf below) */
+            brier_run += sq[j];
+            double c = conf[j], x = p[start + j];
+            int m = bin[j];
+            if (m < 0) { /* c * 15 next to a whole number: c against the edges themselves */
+                m = (int)(c * ECE_BINS);
+                m = m > ECE_BINS - 1 ? ECE_BINS - 1 : m;
+                m -= (m > 0) & (c <= edges[m]);
+                m += (m < ECE_BINS - 1) & (c > edges[m + 1]);
+                /* 1 - p rounded may sit on the upper edge while the real 1 - p is above. */
+                if (c == edges[m + 1] && x < 0.5 && m < ECE_BINS - 1 && x < 1.0 - c) {
+                    m++;
+                }
             }
-            double q = 1.0 - x;
-            double prob = o ? x : q;
-            zero |= prob == 0.0;
-            nll_run -= log(prob); /* (an infinite sum is replaced by inf below) */
-            int high = x >= 0.5;
-            errors += high ^ o;
-            double d = x - (double)o;
-            brier_run += d * d;
-            /* Confidence c = max(p, 1 - p), binned by the doubles m/15: (m/15, (m+1)/15]. */
-            double c = high ? x : q;
-            /* floor(c * 15), off by at most one next to an edge: one step each way. */
-            int m = (int)(c * ECE_BINS);
-            m = m > ECE_BINS - 1 ? ECE_BINS - 1 : m;
-            m -= (m > 0) & (c <= edges[m]);
-            m += (m < ECE_BINS - 1) & (c > edges[m + 1]);
-            /* 1 - p rounded may sit on the upper edge while the real 1 - p is above it. */
-            if (c == edges[m + 1] && !high && m < ECE_BINS - 1 && x < 1.0 - c) {
-                m++;
-            }
-            correct[m] += !(high ^ o);
+            correct[m] += right[j];
             conf_run[m] += c;
         }
         fsum_add(&nll, nll_run);
@@ -451,9 +658,7 @@ static PyObject *classification_sums(PyObject *self, PyObject *args) {
 done:
     PyBuffer_Release(&pb);
     PyBuffer_Release(&tb);
-    if (kb.obj != NULL) {
-        PyBuffer_Release(&kb);
-    }
+    PyBuffer_Release(&kb);
     return result;
 }
 
@@ -475,6 +680,8 @@ static PyObject *lift_sum(PyObject *self, PyObject *args) {
         return NULL;
     }
     fsum total = {0, 0};
+    double plain = 0.0;
+    int in_plain = 0;
     Py_ssize_t before = 0, i = n - 1;
     while (i >= 0) {
         uint64_t value = keys[i] >> 1;
@@ -484,8 +691,13 @@ static PyObject *lift_sum(PyObject *self, PyObject *args) {
             j--;
         }
         Py_ssize_t length = i - j;
-        if (length == 1) {
-            fsum_add(&total, (double)(before + pos) / (double)(s + 1));
+        if (length == 1) { /* the usual: a plain sum, folded in every RUN positions */
+            plain += (double)(before + pos) / (double)(s + 1);
+            if (++in_plain == RUN) {
+                fsum_add(&total, plain);
+                plain = 0.0;
+                in_plain = 0;
+            }
         } else {
             fsum inverse = {0, 0}, share = {0, 0};
             for (Py_ssize_t k = s + 1; k <= s + length; k++) {
@@ -498,6 +710,7 @@ static PyObject *lift_sum(PyObject *self, PyObject *args) {
         before += pos;
         i = j;
     }
+    fsum_add(&total, plain);
     PyBuffer_Release(&kb);
     return PyFloat_FromDouble(fsum_value(&total));
 }
@@ -536,8 +749,11 @@ static PyObject *erf_into(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"parse_block", parse_block, METH_VARARGS,
      "parse_block(block, values, counts, max_numbers) -> (numbers, lines) or None"},
+    {"parse_column", parse_column, METH_VARARGS,
+     "parse_column(block, length, out, start, low, high, blank_run) -> (n, blank_run) or None"},
+    {"all_labels", all_labels, METH_VARARGS, "all_labels(t) -> whether every t is +1 or -1"},
     {"classification_sums", classification_sums, METH_VARARGS,
-     "classification_sums(p, t[, keys]) -> (n_pos, nll, errors, brier, ece_gap, point) or None"},
+     "classification_sums(p, t, keys) -> (n_pos, nll, errors, brier, ece_gap, point) or None"},
     {"erf_into", erf_into, METH_VARARGS, "erf_into(x, out, complement): erf or erfc of each x"},
     {"lift_sum", lift_sum, METH_VARARGS,
      "lift_sum(sorted_keys) -> sum over k of cum(k)/k, highest p first, ties in expectation"},

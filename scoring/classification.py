@@ -210,7 +210,9 @@ def _lift_of_keys(key: np.ndarray, n_pos: int) -> float:
     """LIFT from the examples' keys (p's bit pattern above the class bit), sorted here in
     place."""
     n = key.size
-    key.sort()
+    # Sorted as float64: the keys are below 0x7FE0000000000002, the patterns of finite
+    # positive doubles, which order as the integers do; numpy sorts doubles faster.
+    key.view(np.float64).sort()
     total = _native.lift_sum(key) if _native is not None else _lift_total(key[::-1])
     frac = n_pos / n
     area = total / n / frac

@@ -15,7 +15,9 @@ from .parse import (
     RegressionRows,
     RowReader,
     check_regression,
+    is_labels,
     read_classification,
+    read_probabilities,
     read_regression,
 )
 from .parse import read_targets as _read_targets
@@ -91,8 +93,12 @@ def evaluate(
             ) from None
     if train_targets is not None:
         train_targets = np.asarray(train_targets, dtype=np.float64)
+    labels = is_labels(t)
+    # A valid classification file (one probability per line) in one pass: the task too.
+    p = read_probabilities(predictions, t.size) if labels and task != Task.REGRESSION else None
+    if p is not None:
+        task = Task.CLASSIFICATION
     reader = RowReader(predictions, predictions_path, max_numbers=MAX_LINE_NUMBERS)
-    labels = _labels(t)
     if task is None:
         task = _task_of_lines(reader) if labels else Task.REGRESSION
     if task == Task.CLASSIFICATION:
@@ -102,20 +108,15 @@ def evaluate(
                 f"{targets_path}: classification targets must be +1 or -1 "
                 f"(target {bad + 1} is {t[bad]})"
             )
-        p = read_classification(
-            predictions, path=predictions_path, n_expected=t.size, reader=reader
-        )
+        if p is None:
+            p = read_classification(
+                predictions, path=predictions_path, n_expected=t.size, reader=reader
+            )
         ctx = Context(task, t, options, train_targets, p=p)
     else:
         rows = read_regression(predictions, path=predictions_path, targets=t, options=options)
         ctx = Context(task, t, options, train_targets, rows=rows)
     return _score(ctx)
-
-
-def _labels(t: np.ndarray) -> bool:
-    """Every target +1 or −1 (then the task is classification, unless a prediction line
-    holds more than one number)."""
-    return bool((np.abs(t) == 1).all())
 
 
 def _task_of_lines(reader: RowReader) -> Task:

@@ -17,7 +17,13 @@ import numpy as np
 from .distributions import Stats, gaussian_stats, quantile_stats_from_diffs, sample_stats
 from .errors import Problems, fmt
 from .options import MAX_LINE_NUMBERS, MAX_QUANTILES, MAX_SAMPLES, ScoringOptions, Task
-from .rows import RowReader, Rows, check_range
+from .column import read_column
+from .rows import MAX_VALUE, RowReader, Rows, check_range
+
+try:  # the C parser's companion kernels (python -m scoring._build)
+    from . import _native
+except ImportError:  # pragma: no cover - numpy does the same, with temporaries
+    _native = None
 
 GAUSSIAN, QUANTILES, SAMPLE = 1, 0, 2
 ROW_KINDS = {QUANTILES: "quantiles", GAUSSIAN: "Gaussian", SAMPLE: "sample"}
@@ -41,6 +47,9 @@ def _single_numbers(rows: Rows, problems: Problems, what: str) -> tuple[np.ndarr
 
 def read_targets(source, *, path: str, task: Task | str | None = None) -> np.ndarray:
     """Target file: one number per line; ±1 for classification. Returns a 1-D array."""
+    values = read_column(source, low=-MAX_VALUE, high=MAX_VALUE)
+    if values is not None and (task != Task.CLASSIFICATION or is_labels(values)):
+        return values  # a valid file, read in one pass; else the careful reader's messages
     reader = RowReader(source, path)
     parts = []
     for rows in reader.rows():
@@ -56,6 +65,21 @@ def read_targets(source, *, path: str, task: Task | str | None = None) -> np.nda
         parts.append(values)
     reader.problems.raise_if_any()
     return np.concatenate(parts)
+
+
+def is_labels(t: np.ndarray) -> bool:
+    """Every target +1 or −1."""
+    t = np.ascontiguousarray(t, dtype=np.float64)
+    if _native is not None:
+        return _native.all_labels(t)  # one pass, no temporary arrays
+    return bool((np.abs(t) == 1).all())
+
+
+def read_probabilities(source, n_expected: int) -> np.ndarray | None:
+    """A valid classification file of ``n_expected`` rows read in one pass, or None when
+    it needs :func:`read_classification` (its messages)."""
+    p = read_column(source, low=0.0, high=1.0, capacity=n_expected)
+    return p if p is not None and p.size == n_expected else None
 
 
 def read_inputs(source, *, path: str) -> np.ndarray:
@@ -88,6 +112,10 @@ def read_classification(
     source, *, path: str, n_expected: int | None = None, reader: RowReader | None = None
 ) -> np.ndarray:
     """Classification predictions: p(y = +1 | x) in [0, 1], one per line."""
+    if reader is None and n_expected is not None:
+        p = read_probabilities(source, n_expected)
+        if p is not None:
+            return p
     reader = reader or RowReader(source, path, max_numbers=MAX_LINE_NUMBERS)
     parts = []
     for rows in reader.rows(n_expected):

@@ -321,3 +321,35 @@ def test_lift_c_pass_and_numpy_parts_agree_with_a_plain_sum(monkeypatch, ties):
     assert lift(p, t) == pytest.approx(want, rel=1e-12)
     monkeypatch.setattr(c, "_native", None)
     assert lift(p, t) == pytest.approx(want, rel=1e-12)
+
+
+def test_each_log_of_the_one_pass_is_within_an_ulp_of_the_exact_value():
+    """The kernel's own vectorized logarithm (fdlibm's) against -ln p in exact arithmetic,
+    at the values where a logarithm goes wrong first: next to 1, next to sqrt(2)/2 (where
+    the mantissa is halved), at powers of two, near the smallest normal double and
+    below it (the C library's log takes over there)."""
+    import mpmath
+
+    from scoring import _native
+
+    rng = np.random.default_rng(11)
+    values = np.concatenate(
+        [
+            rng.uniform(0, 1, 400),
+            np.exp(rng.uniform(-700, 0, 400)),
+            1 - rng.uniform(0, 1e-12, 100),
+            np.nextafter(1.0, 0.0) - np.arange(40) * 2.0**-53,
+            [float(np.nextafter(math.sqrt(0.5), d)) for d in (0.0, 1.0)],
+            [math.sqrt(0.5), 0.5, 0.25, 2.0**-1021, 2.0**-1022, 2.0**-1030, 5e-324, 1.0],
+        ]
+    )
+    values = values[(values > 0) & (values <= 1)]
+    one, keys = np.ones(1), np.empty(1, dtype=np.uint64)
+    mpmath.mp.prec = 200
+    for p in values.tolist():
+        got = _native.classification_sums(np.array([p]), one, keys)[1]
+        exact = -mpmath.log(mpmath.mpf(p))
+        if exact == 0:
+            assert got == 0.0
+            continue
+        assert abs(mpmath.mpf(got) - exact) <= math.ulp(float(exact)), p
