@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .column import read_column
 from .distributions import Stats, gaussian_stats, quantile_stats_from_diffs, sample_stats
 from .errors import Problems, fmt
 from .options import MAX_LINE_NUMBERS, MAX_QUANTILES, MAX_SAMPLES, ScoringOptions, Task
-from .column import read_column
 from .rows import MAX_VALUE, RowReader, Rows, check_range
 
 try:  # the C parser's companion kernels (python -m scoring._build)

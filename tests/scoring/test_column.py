@@ -131,9 +131,7 @@ def test_lines_across_windows_and_buffers(window, ending, tmp_path, monkeypatch)
             assert got is not None and got.tobytes() == expected.tobytes(), (kind, len(data))
 
 
-def test_a_line_longer_than_a_window_or_buffer_is_left_to_the_careful_reader(
-    tmp_path, monkeypatch
-):
+def test_a_line_longer_than_a_window_or_buffer_is_left_to_the_careful_reader(tmp_path, monkeypatch):
     monkeypatch.setattr(column, "_WINDOW", 1 << 16)
     monkeypatch.setattr(column, "BLOCK_SIZE", 1 << 12)
     data = b"1\n" + b" " * (1 << 17) + b"2\n3\n"
