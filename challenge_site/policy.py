@@ -5,8 +5,11 @@ the scoring pipeline ask these predicates and QuerySet helpers; none of them dec
 on its own. The leak tests (tests/test_policy.py, tests/*/test_visibility.py) guard
 them.
 
-- **Organisers** (staff, for now: every challenge) see everything, at any time.
-- **Challenges** are announced: everyone sees every challenge page.
+- **Organisers** of a challenge (its ``organisers`` and the members of its
+  ``organiser_groups``) see everything of that challenge, at any time, and nothing
+  hidden of any other; superusers organise every challenge.
+- **Challenges** start as drafts, seen (and previewed page by page) by their organisers
+  alone, 404 for everyone else; once opened they are announced: everyone sees their page.
 - **Datasets** open with their challenge (``start``); before that only organisers
   see them. Their **files are released by the clock** (``released_parts``); an
   unreleased file leaves no trace for participants: no size, hash, row count or date.
@@ -53,30 +56,82 @@ HIDDEN_UNTIL_PUBLICATION = Split.TEST
 # --- Who is asking --------------------------------------------------------------------
 
 
-def is_organiser(user, challenge: Challenge | None = None) -> bool:
-    """Organisers see every part of ``challenge`` at any time (today: active staff)."""
-    return bool(user.is_authenticated and user.is_active and user.is_staff)
+def is_superuser(user) -> bool:
+    return bool(user.is_authenticated and user.is_active and user.is_superuser)
+
+
+def organised_ids(user) -> frozenset[int]:
+    """Ids of the challenges ``user`` organises, directly or through a group: one query,
+    remembered on the user object (a request's user asks many times per page)."""
+    if not (user.is_authenticated and user.is_active):
+        return frozenset()
+    cached = getattr(user, "_organised_challenge_ids", None)
+    if cached is None:
+        cached = frozenset(
+            Challenge.objects.filter(Q(organisers=user) | Q(organiser_groups__user=user))
+            .values_list("pk", flat=True)
+            .distinct()
+        )
+        user._organised_challenge_ids = cached
+    return cached
+
+
+def is_organiser(user, challenge: Challenge | int | None) -> bool:
+    """Whether ``user`` organises ``challenge`` (a Challenge or its id): sees all of it, at
+    any time. Superusers organise every challenge; ``None`` (no challenge) is theirs alone."""
+    if is_superuser(user):
+        return True
+    if challenge is None:
+        return False
+    pk = challenge if isinstance(challenge, int) else challenge.pk
+    return pk in organised_ids(user)
+
+
+def organises_any(user) -> bool:
+    """Whether ``user`` organises some challenge (the admin's console opens to them)."""
+    return is_superuser(user) or bool(organised_ids(user))
+
+
+def organised_challenges(user) -> QuerySet[Challenge]:
+    """The challenges ``user`` organises (all of them for superusers)."""
+    if is_superuser(user):
+        return Challenge.objects.all()
+    return Challenge.objects.filter(pk__in=organised_ids(user))
+
+
+def _organised(user, field: str = "pk") -> Q:
+    """A filter for the rows of challenges ``user`` organises, through ``field``. (Not for
+    superusers: an empty Q would vanish from an OR instead of matching everything.)"""
+    return Q(**{f"{field}__in": organised_ids(user)})
 
 
 # --- Challenges and datasets ----------------------------------------------------------
 
+# Challenges out of their draft (a lookup on Challenge; prefix it for related models).
+OPENED = Q(opened_at__isnull=False)
+
 
 def visible_challenges(*, user, now: datetime) -> QuerySet[Challenge]:
-    """Challenges ``user`` may see at ``now``: all, upcoming ones included (announced)."""
-    return Challenge.objects.all()
+    """Challenges ``user`` may see at ``now``: every open one, upcoming ones included
+    (announced), and the drafts they organise."""
+    if is_superuser(user):
+        return Challenge.objects.all()
+    return Challenge.objects.filter(OPENED | _organised(user))
 
 
 def datasets_open(challenge: Challenge, *, user, now: datetime) -> bool:
     """Whether ``user`` may open the challenge's dataset pages and leaderboards."""
-    return now >= challenge.start or is_organiser(user, challenge)
+    return (not challenge.is_draft and now >= challenge.start) or is_organiser(user, challenge)
 
 
 def visible_datasets(*, user, now: datetime) -> QuerySet[Dataset]:
-    """Datasets of challenges that have opened; organisers also see upcoming ones."""
+    """Datasets of open challenges that have started; organisers also see the upcoming
+    ones and the drafts of the challenges they organise."""
     datasets = Dataset.objects.select_related("challenge")
-    if is_organiser(user):
+    if is_superuser(user):
         return datasets
-    return datasets.filter(challenge__start__lte=now)
+    public = Q(challenge__opened_at__isnull=False, challenge__start__lte=now)
+    return datasets.filter(public | _organised(user, "challenge"))
 
 
 def released_parts(challenge: Challenge, *, now: datetime) -> set[tuple[Split, Kind]]:
@@ -166,11 +221,15 @@ def visible_submissions(*, user, now: datetime) -> QuerySet[Submission]:
     """Submissions whose page ``user`` may open: listed ones of open challenges, their
     own, and every one for organisers."""
     submissions = Submission.objects.select_related("dataset__challenge", "user__profile")
-    if is_organiser(user):
+    if is_superuser(user):
         return submissions
-    public = LISTED & Q(dataset__challenge__start__lte=now)
+    public = LISTED & Q(
+        dataset__challenge__opened_at__isnull=False, dataset__challenge__start__lte=now
+    )
     if user.is_authenticated:
-        return submissions.filter(public | Q(user=user))
+        return submissions.filter(
+            public | Q(user=user) | _organised(user, "dataset__challenge")
+        )
     return submissions.filter(public)
 
 

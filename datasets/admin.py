@@ -1,12 +1,19 @@
 from django.contrib import admin, messages
 from django.utils import timezone
 
+from challenge_site import policy
+from challenge_site.challenges.admin_scope import (
+    ChallengeScopedAdmin,
+    OrganisedChallengeFilter,
+    ScopedInlineMixin,
+)
+
 from .forms import DatasetUploadForm
 from .models import Dataset, DatasetFile, Kind
 from .services import delete_file, save_files
 
 
-class DatasetFileInline(admin.TabularInline):
+class DatasetFileInline(ScopedInlineMixin, admin.TabularInline):
     model = DatasetFile
     extra = 0
     max_num = 0  # files arrive through the upload field, checked by the scoring parser
@@ -16,7 +23,7 @@ class DatasetFileInline(admin.TabularInline):
 
 
 @admin.register(Dataset)
-class DatasetAdmin(admin.ModelAdmin):
+class DatasetAdmin(ChallengeScopedAdmin):
     form = DatasetUploadForm
     list_display = (
         "name",
@@ -28,11 +35,18 @@ class DatasetAdmin(admin.ModelAdmin):
         "n_test",
         "ranking_loss",
     )
-    list_filter = ("challenge", "task")
+    list_filter = (OrganisedChallengeFilter, "task")
     list_select_related = ("challenge",)
     search_fields = ("name", "challenge__slug", "challenge__title")
     readonly_fields = ("input_dim", "n_train", "n_val", "n_test")
     inlines = [DatasetFileInline]
+
+    def has_delete_permission(self, request, obj=None):
+        """Superusers; and organisers while their challenge is a draft (nobody has its
+        data yet)."""
+        if policy.is_superuser(request.user):
+            return True
+        return obj is not None and obj.challenge.is_draft and self.organises(request, obj)
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)

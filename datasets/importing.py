@@ -51,6 +51,10 @@ CHALLENGE_KEYS = {
     "slug": Key(str),
     "title": Key(str),
     "description": Key(str, ""),
+    "rules": Key(str, ""),
+    "draft": Key(bool, False),
+    "require_rules_acceptance": Key(bool, False),
+    "require_approval": Key(bool, False),
     "start": Key(datetime),
     "test_start": Key(datetime),
     "deadline": Key(datetime),
@@ -210,8 +214,13 @@ def import_challenge(folder: Path, *, now: datetime | None = None) -> list[str]:
     values, problems = _read_table(config, CHALLENGE_KEYS, where)
     if problems:
         raise ImportProblems(problems)
+    # A new challenge opens at once unless the file says draft = true (then "Open
+    # challenge…" in the admin opens it); an existing one stays as it is.
+    draft = values.pop("draft")
     challenge = Challenge.objects.filter(slug=values["slug"]).first() or Challenge()
     created = challenge.pk is None
+    if created and not draft:
+        challenge.opened_at = now
     was_published = challenge.results_published
     for key, value in values.items():
         setattr(challenge, key, value)

@@ -70,7 +70,14 @@ def in_validation():
 
 @pytest.fixture
 def staff(db):
-    return make_user("org", is_staff=True)
+    """A superuser: organises every challenge (per-challenge organisers: ``organiser``)."""
+    return make_user("org", is_superuser=True)
+
+
+@pytest.fixture
+def organiser(challenge):
+    """An organiser of ``challenge`` alone (staff status, no other rights)."""
+    return make_user("organiser", organiser_of=challenge)
 
 
 @pytest.fixture

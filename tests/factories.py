@@ -34,13 +34,18 @@ def make_zip(
     return buffer.getvalue()
 
 
+OPENED = datetime(2030, 1, 1, tzinfo=UTC)  # when make_challenge's challenges left their draft
+
+
 def make_challenge(**fields) -> Challenge:
+    """An open challenge (``opened_at=None``: a draft)."""
     values = {
         "slug": "demo",
         "title": "Demo challenge",
         "start": START,
         "test_start": TEST_START,
         "deadline": DEADLINE,
+        "opened_at": OPENED,
     }
     values.update(fields)
     return Challenge.objects.create(**values)
@@ -95,11 +100,25 @@ def write_challenge_folder(folder: Path, toml: str, datasets: dict[str, dict[str
     return folder
 
 
-def make_user(username: str, *, display_name: str = "", is_staff: bool = False) -> User:
-    """A user with the tests' password; a profile when a display name is given."""
+def make_user(
+    username: str,
+    *,
+    display_name: str = "",
+    is_staff: bool = False,
+    is_superuser: bool = False,
+    organiser_of: Challenge | None = None,
+) -> User:
+    """A user with the tests' password; a profile when a display name is given. The
+    organiser of a challenge (``organiser_of``) has staff status, to reach the admin."""
     user = User.objects.create_user(
-        username, f"{username}@example.org", "a-long-Passphrase-42", is_staff=is_staff
+        username,
+        f"{username}@example.org",
+        "a-long-Passphrase-42",
+        is_staff=is_staff or is_superuser or organiser_of is not None,
+        is_superuser=is_superuser,
     )
+    if organiser_of is not None:
+        organiser_of.organisers.add(user)
     if display_name:
         Profile.objects.create(user=user, display_name=display_name)
     return user

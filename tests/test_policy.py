@@ -9,11 +9,19 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, Group, User
 
 from challenge_site import policy
 from datasets.models import Kind, Split
-from tests.factories import DEADLINE, START, TEST_START, make_dataset, make_user
+from tests.factories import (
+    AFTER,
+    DEADLINE,
+    START,
+    TEST_START,
+    make_challenge,
+    make_dataset,
+    make_user,
+)
 from tests.leaderboard.helpers import add_entry, reg
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,20 +29,50 @@ SECOND = timedelta(seconds=1)
 
 
 @pytest.fixture
-def people(db):
-    inactive = make_user("gone", is_staff=True)
+def people(challenge):
+    inactive = make_user("gone", organiser_of=challenge)
     inactive.is_active = False
     inactive.save()
+    other = make_challenge(slug="other", title="Other")
     return {
         "anonymous": AnonymousUser(),
         "participant": make_user("participant"),
-        "organiser": make_user("organiser", is_staff=True),
-        "inactive staff": inactive,
+        "organiser": make_user("organiser", organiser_of=challenge),
+        "inactive organiser": inactive,
+        "staff alone": make_user("staff", is_staff=True),
+        "organiser of another": make_user("elsewhere", organiser_of=other),
     }
 
 
-def test_only_active_staff_are_organisers(people):
-    assert {name for name, user in people.items() if policy.is_organiser(user)} == {"organiser"}
+def test_organisers_are_the_challenges_own_and_superusers(challenge, people):
+    organisers = {name for name, user in people.items() if policy.is_organiser(user, challenge)}
+    assert organisers == {"organiser"}
+    admin = make_user("root", is_superuser=True)
+    assert policy.is_organiser(admin, challenge) and policy.is_organiser(admin, None)
+    assert not policy.is_organiser(people["organiser"], None)
+    # through a group
+    group = Group.objects.create(name="committee")
+    member = make_user("member", is_staff=True)
+    member.groups.add(group)
+    challenge.organiser_groups.add(group)
+    member = User.objects.get(pk=member.pk)  # (a fresh object: ids are remembered per user)
+    assert policy.is_organiser(member, challenge)
+    assert policy.is_organiser(member, challenge.pk)
+    assert list(policy.organised_challenges(member)) == [challenge]
+    assert policy.organises_any(member) and not policy.organises_any(people["staff alone"])
+
+
+def test_drafts_are_seen_by_their_organisers_alone(challenge, people):
+    draft = make_challenge(slug="draft", title="Draft", opened_at=None)
+    draft_org = make_user("drafter", organiser_of=draft)
+    make_dataset(draft, "gaze")
+    for name, user in {**people, "drafter": draft_org}.items():
+        seen = set(policy.visible_challenges(user=user, now=AFTER).values_list("slug", flat=True))
+        assert ("draft" in seen) is (name == "drafter"), name
+        assert "demo" in seen
+        datasets = policy.visible_datasets(user=user, now=AFTER)
+        assert datasets.filter(challenge=draft).exists() is (name == "drafter"), name
+        assert policy.datasets_open(draft, user=user, now=AFTER) is (name == "drafter"), name
 
 
 @pytest.mark.parametrize("published", [False, True])
@@ -83,7 +121,13 @@ def test_private_parts_belong_to_the_owner_and_organisers(challenge, people):
     other = make_user("other")
     assert policy.can_see_private(submission, user=people["participant"])
     assert policy.can_see_private(submission, user=people["organiser"])
-    for user in (other, people["anonymous"], people["inactive staff"]):
+    for user in (
+        other,
+        people["anonymous"],
+        people["inactive organiser"],
+        people["staff alone"],
+        people["organiser of another"],
+    ):
         assert not policy.can_see_private(submission, user=user)
     assert not policy.can_see_failure_detail(submission, user=people["participant"])
     assert policy.can_see_failure_detail(submission, user=people["organiser"])

@@ -8,9 +8,12 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
+from challenge_site import policy
 from datasets.forms import DatasetForm
 from datasets.models import Dataset
 
+from .admin_opening import OpeningAdminMixin
+from .admin_scope import ChallengeScopedAdmin, OrganisedChallengeFilter, ScopedInlineMixin
 from .models import Challenge, ChallengeEvent, format_utc, publication_refusal
 from .publication import exposure
 from .services import current_phase, publish_results, withdraw_results
@@ -19,11 +22,11 @@ VIA_ADMIN = "admin"
 
 
 @admin.register(ChallengeEvent)
-class ChallengeEventAdmin(admin.ModelAdmin):
+class ChallengeEventAdmin(ChallengeScopedAdmin):
     """Read only: events are written by the code that makes the change."""
 
     list_display = ("at", "challenge", "kind", "who", "via", "summary")
-    list_filter = ("kind", "challenge")
+    list_filter = ("kind", OrganisedChallengeFilter)
     list_select_related = ("challenge",)
     search_fields = ("challenge__slug", "username")
     fields = ("challenge", "kind", "at", "user", "username", "via", "summary", "detail")
@@ -48,7 +51,8 @@ class ChallengeEventAdmin(admin.ModelAdmin):
         return False
 
 
-class DatasetInline(admin.TabularInline):
+class DatasetInline(ScopedInlineMixin, admin.TabularInline):
+    parent_challenge_path = "pk"
     model = Dataset
     form = DatasetForm
     extra = 0
@@ -71,10 +75,16 @@ class DatasetInline(admin.TabularInline):
 
 
 @admin.register(Challenge)
-class ChallengeAdmin(admin.ModelAdmin):
+class ChallengeAdmin(OpeningAdminMixin, ChallengeScopedAdmin):
+    """Each organiser's console: their challenges only (superusers: all). Whoever may add
+    challenges (superusers, or staff given the "add challenge" permission) starts a draft
+    and becomes its organiser."""
+
+    challenge_path = "pk"
     list_display = (
         "title",
         "slug",
+        "state",
         "phase",
         "start",
         "test_start",
@@ -85,10 +95,16 @@ class ChallengeAdmin(admin.ModelAdmin):
     search_fields = ("slug", "title")
     prepopulated_fields = {"slug": ("title",)}
     inlines = [DatasetInline]
-    actions = ["publish_results", "unpublish_results"]
-    readonly_fields = ("publication", "history")
+    actions = ["open_challenges", "publish_results", "unpublish_results"]
+    readonly_fields = ("state", "publication", "history")
+    filter_horizontal = ("organisers", "organiser_groups")
     fieldsets = [
-        (None, {"fields": ("slug", "title", "description")}),
+        (None, {"fields": ("slug", "title", "state", "description", "rules")}),
+        ("Organisers", {"fields": ("organisers", "organiser_groups")}),
+        (
+            "Registration",
+            {"fields": ("require_rules_acceptance", "require_approval")},
+        ),
         ("Dates (UTC)", {"fields": ("start", "test_start", "deadline")}),
         (
             "Release",
@@ -104,6 +120,30 @@ class ChallengeAdmin(admin.ModelAdmin):
     @admin.display(description="Phase")
     def phase(self, challenge):
         return current_phase(challenge, now=timezone.now()).label
+
+    @admin.display(description="State")
+    def state(self, challenge):
+        if challenge.pk is None or challenge.is_draft:
+            return "Draft: only its organisers see it; “Open challenge…” lists what is missing."
+        return f"Open since {format_utc(challenge.opened_at)}"
+
+    def has_add_permission(self, request):
+        return policy.is_superuser(request.user) or (
+            request.user.is_staff and request.user.has_perm("challenges.add_challenge")
+        )
+
+    def has_module_permission(self, request):
+        return super().has_module_permission(request) or self.has_add_permission(request)
+
+    def has_view_permission(self, request, obj=None):
+        if obj is None and self.has_add_permission(request):
+            return True  # the list (of none yet) leads to "Add challenge"
+        return super().has_view_permission(request, obj)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        if not change:  # whoever starts a challenge organises it
+            form.instance.organisers.add(request.user)
 
     @admin.display(description="Results")
     def publication(self, challenge):
@@ -149,6 +189,7 @@ class ChallengeAdmin(admin.ModelAdmin):
     def get_urls(self):
         info = self.opts.app_label, self.opts.model_name
         return [
+            *self.opening_urls(),
             path(
                 "<path:object_id>/publish/",
                 self.admin_site.admin_view(self.publish_view),

@@ -54,7 +54,37 @@ class Audit:
 class Challenge(models.Model):
     slug = models.SlugField(unique=True)
     title = models.CharField(max_length=200)
-    description = models.TextField(blank=True)
+    description = models.TextField(blank=True, help_text="The overview, in Markdown.")
+    rules = models.TextField(blank=True, help_text="The rules participants follow, in Markdown.")
+    opened_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="When the challenge left its draft; until then only its organisers see it. "
+        "Opened with the action “Open challenge…”, which first lists what is missing.",
+    )
+    organisers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="organised_challenges",
+        help_text="They manage this challenge in the admin and see its hidden scores; "
+        "they need “staff status” to log in there.",
+    )
+    organiser_groups = models.ManyToManyField(
+        "auth.Group",
+        blank=True,
+        related_name="organised_challenges",
+        help_text="Every member of these groups is an organiser too.",
+    )
+    require_rules_acceptance = models.BooleanField(
+        default=False,
+        help_text="Participants must accept the rules (the time is recorded) before they "
+        "download data or submit.",
+    )
+    require_approval = models.BooleanField(
+        default=False,
+        help_text="An organiser approves each participant before they download data or submit.",
+    )
     start = models.DateTimeField(help_text="Datasets are released and validation submissions open.")
     test_start = models.DateTimeField(
         help_text="Validation targets (and test inputs, if held back) are released; "
@@ -146,6 +176,11 @@ class Challenge(models.Model):
         if self.deadline is not None:
             self._check_publication()
 
+    @property
+    def is_draft(self) -> bool:
+        """Not opened yet: invisible (404) to everyone but its organisers."""
+        return self.opened_at is None
+
     def _check_publication(self) -> None:
         """ValidationError if the results are published before the deadline (real clock).
 
@@ -171,6 +206,7 @@ class Challenge(models.Model):
 
 
 class EventKind(models.TextChoices):
+    OPENED = "opened", "Challenge opened"
     PUBLISHED = "published", "Results published"
     WITHDRAWN = "withdrawn", "Results withdrawn"
     TARGETS_REPLACED = "targets_replaced", "Target file replaced"
@@ -225,6 +261,8 @@ class ChallengeEvent(models.Model):
     def summary(self) -> str:
         """One line of what changed, for the admin."""
         detail = self.detail or {}
+        if self.kind == EventKind.OPENED:
+            return "Opened with " + (", ".join(detail.get("datasets", [])) or "no dataset")
         if self.kind in (EventKind.TARGETS_REPLACED, EventKind.TARGETS_DELETED):
             text = f"{detail.get('file', '?')} ({detail.get('split', '?')} split): "
             old, new = detail.get("old_sha256", ""), detail.get("new_sha256", "")
@@ -241,3 +279,40 @@ class ChallengeEvent(models.Model):
                 f"{scores} score{'' if scores == 1 else 's'}; test targets released: {files}"
             )
         return "; ".join(parts)
+
+
+class Participant(models.Model):
+    """A user who joined a challenge: accepted its rules (when it asks for that) and, when
+    it asks for approval, approved by an organiser. Joining is what the registration
+    options check before a download or a submission; announcements reach participants."""
+
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="participants")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="participations"
+    )
+    joined = models.DateTimeField(default=timezone.now)
+    rules_accepted_at = models.DateTimeField(null=True, blank=True)
+    approved_at = models.DateTimeField(null=True, blank=True)
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["challenge", "joined", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["challenge", "user"], name="participant_once_per_challenge"
+            ),
+        ]
+        indexes = [
+            # A user's standing in a challenge (every download and submission asks),
+            # served by the unique constraint's index; the approval queue of a challenge:
+            models.Index(fields=["challenge", "approved_at"], name="participant_approval_idx"),
+        ]
+
+    def __str__(self):
+        return f"{self.user} in {self.challenge}"

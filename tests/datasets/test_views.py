@@ -90,8 +90,7 @@ def test_nothing_downloads_before_start_not_even_for_staff(client, challenge):
     make_dataset(challenge, "gaze")
     assert _download(client).status_code == 404
     assert client.get(reverse("dataset_detail", args=["demo", "gaze"])).status_code == 404
-    staff = User.objects.create_user("org", password="pw", is_staff=True)
-    client.force_login(staff)
+    client.force_login(make_user("org", organiser_of=challenge))
     assert _download(client).status_code == 404
     page = client.get(reverse("dataset_detail", args=["demo", "gaze"]))
     assert page.status_code == 200
@@ -159,16 +158,16 @@ def test_unreleased_files_leave_no_trace_for_participants(client, challenge):
         challenge_html = user_client.get(reverse("challenge_detail", args=["demo"])).content
         assert b'<td class="num">5</td>' not in challenge_html  # n_test before its inputs
     # Organisers see everything.
-    staff_html = _client_of("organiser", is_staff=True).get(url).content.decode()
+    staff_html = _client_of("organiser", organiser_of=challenge).get(url).content.decode()
     for datafile in hidden:
         row = staff_html[staff_html.index(datafile.filename) :].split("</tr>")[0]
         assert "bytes" in row
 
 
-def _client_of(username: str, *, is_staff: bool = False) -> Client:
+def _client_of(username: str, *, organiser_of=None) -> Client:
     """A client logged in now (inside the test's clock, so the session has not expired)."""
     logged_in = Client()
-    logged_in.force_login(make_user(username, is_staff=is_staff))
+    logged_in.force_login(make_user(username, organiser_of=organiser_of))
     return logged_in
 
 

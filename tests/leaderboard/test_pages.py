@@ -204,5 +204,5 @@ def test_api_and_signed_in_pages_take_constant_queries(
             client.get("/api/v1/challenges/demo/datasets/catalysis/leaderboard/").status_code == 200
         )
     client.force_login(ada)
-    with django_assert_num_queries(8):  # + session and user
+    with django_assert_num_queries(9):  # + session, user and the challenges they organise
         assert client.get(URL).status_code == 200
