@@ -38,7 +38,7 @@ from challenge_site.challenges.models import (
     TestTargetsRelease,
 )
 from challenge_site.challenges.services import current_phase
-from challenge_site.submissions.models import Score, Status, Submission
+from challenge_site.submissions.models import Moderation, Score, Status, Submission
 from datasets.models import Dataset, Kind, Split
 
 # Released from the start whatever the settings (so they may live in the default storage).
@@ -90,6 +90,17 @@ def is_organiser(user, challenge: Challenge | int | None) -> bool:
 def organises_any(user) -> bool:
     """Whether ``user`` organises some challenge (the admin's console opens to them)."""
     return is_superuser(user) or bool(organised_ids(user))
+
+
+def in_console(user) -> bool:
+    """Staff status: the door to the admin (organising a challenge gives the rights there)."""
+    return bool(user.is_authenticated and user.is_active and user.is_staff)
+
+
+def may_start_challenges(user) -> bool:
+    """Superusers, and staff given the "add challenge" permission: each challenge they
+    start is a draft they organise."""
+    return is_superuser(user) or (in_console(user) and user.has_perm("challenges.add_challenge"))
 
 
 def organised_challenges(user) -> QuerySet[Challenge]:
@@ -208,13 +219,17 @@ def results_preview(challenge: Challenge, *, user) -> bool:
 
 # --- Submissions ----------------------------------------------------------------------
 
-# Submissions that leaderboards, results, plots and exports list (baselines included).
-LISTED = Q(status=Status.SCORED)
+# Submissions that leaderboards, results, plots and exports list (baselines included):
+# scored, and neither hidden nor disqualified by the organisers (baselines never are).
+LISTED = Q(status=Status.SCORED, moderation=Moderation.NONE)
+# Submissions whose page everyone may open (in an open challenge): the listed ones, and
+# the disqualified ones, whose page says why they are not ranked. Hidden ones are not.
+PAGE_PUBLIC = Q(status=Status.SCORED, moderation__in=[Moderation.NONE, Moderation.DISQUALIFIED])
 
 
 def listed_scores(scores: QuerySet[Score]) -> QuerySet[Score]:
     """Score rows of listed submissions only (the leaderboard's WHERE)."""
-    return scores.filter(submission__status=Status.SCORED)
+    return scores.filter(submission__status=Status.SCORED, submission__moderation=Moderation.NONE)
 
 
 def visible_submissions(*, user, now: datetime) -> QuerySet[Submission]:
@@ -223,13 +238,11 @@ def visible_submissions(*, user, now: datetime) -> QuerySet[Submission]:
     submissions = Submission.objects.select_related("dataset__challenge", "user__profile")
     if is_superuser(user):
         return submissions
-    public = LISTED & Q(
+    public = PAGE_PUBLIC & Q(
         dataset__challenge__opened_at__isnull=False, dataset__challenge__start__lte=now
     )
     if user.is_authenticated:
-        return submissions.filter(
-            public | Q(user=user) | _organised(user, "dataset__challenge")
-        )
+        return submissions.filter(public | Q(user=user) | _organised(user, "dataset__challenge"))
     return submissions.filter(public)
 
 

@@ -128,9 +128,7 @@ class ChallengeAdmin(OpeningAdminMixin, ChallengeScopedAdmin):
         return f"Open since {format_utc(challenge.opened_at)}"
 
     def has_add_permission(self, request):
-        return policy.is_superuser(request.user) or (
-            request.user.is_staff and request.user.has_perm("challenges.add_challenge")
-        )
+        return policy.may_start_challenges(request.user)
 
     def has_module_permission(self, request):
         return super().has_module_permission(request) or self.has_add_permission(request)

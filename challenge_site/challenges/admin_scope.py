@@ -45,16 +45,16 @@ class ChallengeScopedAdmin(admin.ModelAdmin):
         return policy.is_organiser(request.user, self.challenge_of(obj))
 
     def has_module_permission(self, request):
-        return request.user.is_staff and policy.organises_any(request.user)
+        return policy.in_console(request.user) and policy.organises_any(request.user)
 
     def has_view_permission(self, request, obj=None):
-        return request.user.is_staff and self.organises(request, obj)
+        return policy.in_console(request.user) and self.organises(request, obj)
 
     def has_change_permission(self, request, obj=None):
-        return request.user.is_staff and self.organises(request, obj)
+        return policy.in_console(request.user) and self.organises(request, obj)
 
     def has_add_permission(self, request):
-        return request.user.is_staff and policy.organises_any(request.user)
+        return policy.in_console(request.user) and policy.organises_any(request.user)
 
     def has_delete_permission(self, request, obj=None):
         return policy.is_superuser(request.user)
@@ -74,7 +74,9 @@ class OrganisedChallengeFilter(admin.SimpleListFilter):
     challenge_path = "challenge"  # override in a subclass for other models
 
     def lookups(self, request, model_admin):
-        return [(c.pk, c.title) for c in policy.organised_challenges(request.user).order_by("title")]
+        return [
+            (c.pk, c.title) for c in policy.organised_challenges(request.user).order_by("title")
+        ]
 
     def queryset(self, request, queryset):
         if self.value() is None:
@@ -95,7 +97,7 @@ class ScopedInlineMixin:
         if self.parent_challenge_path != "pk":
             for part in self.parent_challenge_path.split("__"):
                 challenge = getattr(challenge, part, None)
-        return request.user.is_staff and policy.is_organiser(request.user, challenge)
+        return policy.in_console(request.user) and policy.is_organiser(request.user, challenge)
 
     def has_view_permission(self, request, obj=None):
         return self._organises_parent(request, obj)
