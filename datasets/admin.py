@@ -40,6 +40,30 @@ class DatasetAdmin(ChallengeScopedAdmin):
     search_fields = ("name", "challenge__slug", "challenge__title")
     readonly_fields = ("input_dim", "n_train", "n_val", "n_test")
     inlines = [DatasetFileInline]
+    REGRESSION_OPTIONS = ("allow_samples", "min_quantile_gap", "nmse_normaliser")
+
+    def get_fieldsets(self, request, obj=None):
+        """The options of the dataset's task only: a classification dataset has no
+        samples option, quantile gap or nMSE normaliser. (A new dataset shows them, for
+        a regression task, until its task is saved.)"""
+        fieldsets = [
+            (None, {"fields": ("challenge", "name", "task", "description", "position")}),
+            ("Scoring", {"fields": ("log_base", "ranking_loss")}),
+        ]
+        if obj is None or obj.task == "regression":
+            fieldsets.append(
+                (
+                    "Regression options",
+                    {
+                        "fields": self.REGRESSION_OPTIONS,
+                        "description": "Only for regression datasets." if obj is None else "",
+                    },
+                )
+            )
+        fieldsets.append(
+            ("Files", {"fields": ("upload", "input_dim", "n_train", "n_val", "n_test")})
+        )
+        return fieldsets
 
     def has_delete_permission(self, request, obj=None):
         """Superusers; and organisers while their challenge is a draft (nobody has its

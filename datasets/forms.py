@@ -1,3 +1,5 @@
+import math
+
 from django import forms
 
 from .models import Dataset
@@ -18,8 +20,43 @@ class MultipleFileField(forms.FileField):
         return [super(MultipleFileField, self).clean(f, initial) for f in files]
 
 
+class LogBaseField(forms.Field):
+    """The base of nlp's and nlpd's logarithms as people write it: e, 2 or 10 (nats, bits,
+    bans), or any other positive number but 1 (the model's check constraint)."""
+
+    default_error_messages = {
+        "invalid": "Enter e, 2, 10 or another positive number other than 1.",
+    }
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("widget", forms.TextInput(attrs={"size": 8}))
+        kwargs.setdefault("help_text", "e (nats), 2 (bits), 10 (bans), or another number.")
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value):
+        if isinstance(value, float):
+            return "e" if math.isclose(value, math.e) else f"{value:g}"
+        return value
+
+    def to_python(self, value):
+        text = (value or "").strip().lower()
+        if text in self.empty_values:
+            return None
+        if text == "e":
+            return math.e
+        try:
+            base = float(text)
+        except ValueError:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
+        if not (math.isfinite(base) and base > 0 and base != 1):
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return base
+
+
 class DatasetForm(forms.ModelForm):
     """Dataset settings, checked like challenge.toml is on import."""
+
+    log_base = LogBaseField(label="Log base", initial=math.e)
 
     class Meta:
         model = Dataset

@@ -61,9 +61,6 @@ class DatasetInline(ScopedInlineMixin, admin.TabularInline):
         "task",
         "position",
         "log_base",
-        "allow_samples",
-        "min_quantile_gap",
-        "nmse_normaliser",
         "ranking_loss",
         "input_dim",
         "n_train",
@@ -72,6 +69,9 @@ class DatasetInline(ScopedInlineMixin, admin.TabularInline):
     )
     readonly_fields = ("input_dim", "n_train", "n_val", "n_test")
     show_change_link = True
+    verbose_name_plural = (
+        "Datasets (the options of a regression dataset and the files: on its own page, “Change”)"
+    )
 
 
 @admin.register(Challenge)
@@ -293,3 +293,6 @@ class ChallengeAdmin(OpeningAdminMixin, ChallengeScopedAdmin):
         return TemplateResponse(
             request, "admin/challenges/challenge/publication_confirmation.html", context
         )
+
+
+from . import admin_participants  # noqa

@@ -82,7 +82,10 @@ def test_another_challenge_is_not_reachable_by_url(two):
         reverse("admin:datasets_dataset_change", args=[dataset.pk]),
     ]
     # (deleting is for superusers: 403 for this challenge and for one's own alike)
-    assert client.get(reverse("admin:challenges_challenge_delete", args=[theirs.pk])).status_code == 403
+    assert (
+        client.get(reverse("admin:challenges_challenge_delete", args=[theirs.pk])).status_code
+        == 403
+    )
     for url in urls:
         response = client.get(url)
         # the admin's "does not exist" redirect to its index, as for a missing id
@@ -201,3 +204,28 @@ def test_opening_twice_is_a_no_op(db):
     assert open_challenge(challenge, user=None, now=SETUP) is False
     assert Challenge.objects.get(pk=challenge.pk).opened_at == BEFORE_START
     assert challenge.events.filter(kind=EventKind.OPENED).count() == 1
+
+
+def test_the_dataset_page_shows_the_options_of_its_task_and_log_bases_as_written(two):
+    client = _client(two["me"])
+    mine = two["mine"]
+    regression = mine.datasets.get()
+    classification = make_dataset(mine, "tiny", task="classification")
+    page = client.get(reverse("admin:datasets_dataset_change", args=[classification.pk]))
+    html = page.content.decode()
+    assert 'name="nmse_normaliser"' not in html and 'name="allow_samples"' not in html
+    assert 'name="log_base" value="e"' in html
+    html = client.get(reverse("admin:datasets_dataset_change", args=[regression.pk])).content
+    assert b'name="nmse_normaliser"' in html
+    # the challenge page's inline has no regression-only column either
+    html = client.get(reverse("admin:challenges_challenge_change", args=[mine.pk])).content
+    assert b"nmse_normaliser" not in html and b"allow_samples" not in html
+
+    from datasets.forms import LogBaseField
+
+    field = LogBaseField()
+    assert field.clean("e") == pytest.approx(2.718281828459045)
+    assert (field.clean(" 2 "), field.clean("10"), field.clean("1.5")) == (2.0, 10.0, 1.5)
+    for bad in ("1", "0", "-2", "nats", "inf", "nan"):
+        with pytest.raises(Exception, match="Enter e, 2, 10"):
+            field.clean(bad)
