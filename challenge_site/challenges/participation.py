@@ -1,0 +1,111 @@
+"""Taking part in a challenge: joining it, accepting its rules, approval by its organisers.
+
+What a user must have done before downloading or submitting is the policy's
+(``policy.participation_block``); these functions record the steps and describe where a
+user stands. Every function takes keyword arguments and an explicit ``now`` where the
+clock matters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import QuerySet
+
+from challenge_site import policy
+
+from .models import Challenge, Participant
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where ``user`` stands in a challenge: what the pages show them."""
+
+    participant: Participant | None
+    organiser: bool
+    asks_rules: bool  # the challenge asks participants to accept its rules
+    asks_approval: bool  # ... and an organiser to approve each of them
+    block: str | None  # why they may not download or submit yet (None: they may)
+
+    @property
+    def needs_rules_acceptance(self) -> bool:
+        """The join form asks for the rules: asked, and not accepted yet."""
+        return self.asks_rules and (
+            self.participant is None or self.participant.rules_accepted_at is None
+        )
+
+    @property
+    def waiting_for_approval(self) -> bool:
+        return (
+            self.asks_approval
+            and not self.organiser
+            and self.participant is not None
+            and self.participant.approved_at is None
+        )
+
+
+def participant_of(*, challenge: Challenge, user) -> Participant | None:
+    if not user.is_authenticated:
+        return None
+    return Participant.objects.filter(challenge=challenge, user=user).first()
+
+
+def standing(*, challenge: Challenge, user) -> Standing:
+    asked = policy.participation_asks(challenge)
+    return Standing(
+        participant=participant_of(challenge=challenge, user=user),
+        organiser=policy.is_organiser(user, challenge),
+        asks_rules=policy.RULES_ACCEPTANCE in asked,
+        asks_approval=policy.APPROVAL in asked,
+        block=policy.participation_block(challenge, user=user),
+    )
+
+
+def join(*, challenge: Challenge, user, accept_rules: bool, now: datetime) -> Participant:
+    """The user's Participant row in ``challenge``, created if need be (joining subscribes
+    them to its announcements). ``accept_rules`` records ``now`` as the moment they
+    accepted the rules, the first time only: accepting again keeps the first moment."""
+    participant, created = Participant.objects.get_or_create(
+        challenge=challenge,
+        user=user,
+        defaults={"joined": now, "rules_accepted_at": now if accept_rules else None},
+    )
+    if not created and accept_rules and participant.rules_accepted_at is None:
+        # Conditional: of two acceptances at once, the first one written stays.
+        Participant.objects.filter(pk=participant.pk, rules_accepted_at__isnull=True).update(
+            rules_accepted_at=now
+        )
+        participant.refresh_from_db(fields=["rules_accepted_at"])
+    return participant
+
+
+def _organised_by(participants: QuerySet[Participant], user) -> QuerySet[Participant]:
+    """The rows of ``participants`` in challenges ``user`` organises (plain pks: an update
+    may not follow a query with joins or DISTINCT)."""
+    pks = [
+        pk
+        for pk, challenge_id in participants.values_list("pk", "challenge_id")
+        if policy.is_organiser(user, challenge_id)
+    ]
+    return Participant.objects.filter(pk__in=pks)
+
+
+def approve(*, participants: QuerySet[Participant], by, now: datetime) -> int:
+    """Approve the participants ``by`` may approve (those of challenges they organise)
+    who are not approved yet, recording who and when; how many were approved."""
+    return (
+        _organised_by(participants, by)
+        .filter(approved_at__isnull=True)
+        .update(approved_at=now, approved_by=by)
+    )
+
+
+def revoke_approval(*, participants: QuerySet[Participant], by) -> int:
+    """Withdraw the approval of the participants ``by`` organises; how many lost it. Their
+    rows stay (joined, rules accepted): an organiser can approve them again."""
+    return (
+        _organised_by(participants, by)
+        .filter(approved_at__isnull=False)
+        .update(approved_at=None, approved_by=None)
+    )
