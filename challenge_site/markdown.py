@@ -18,7 +18,7 @@ _RENDERER.enable(["table", "strikethrough"])
 
 TAGS = {
     "a", "abbr", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5",
-    "h6", "hr", "img", "li", "ol", "p", "pre", "strong", "sub", "sup", "table", "tbody",
+    "h6", "hr", "img", "li", "ol", "p", "pre", "s", "strong", "sub", "sup", "table", "tbody",
     "td", "th", "thead", "tr", "ul",
 }  # fmt: skip
 ATTRIBUTES = {

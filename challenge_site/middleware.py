@@ -31,3 +31,20 @@ class RejectNulBytesMiddleware:
                 content_type="text/plain; charset=utf-8",
             )
         return self.get_response(request)
+
+
+class ParticipantPreviewMiddleware:
+    """Hands the policy the challenges an organiser chose to look at as a participant
+    (``policy.previewing``): kept in the session, put on the user for the request."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from challenge_site.policy import PREVIEW_SESSION_KEY
+
+        session = getattr(request, "session", None)
+        ids = session.get(PREVIEW_SESSION_KEY) if session is not None else None
+        if ids and request.user.is_authenticated:
+            request.user.participant_preview = frozenset(ids)
+        return self.get_response(request)

@@ -22,6 +22,9 @@ them.
 - **Private parts** of a submission (the zip, error report, failure message, an entry
   that is not scored) belong to its owner and the organisers.
 - **Participant names**: the display name, else the user name; baselines have none.
+- **Taking part**: downloading a challenge's data and submitting to it need what its
+  registration options ask (its rules accepted, an organiser's approval), recorded on the
+  user's Participant row; organisers need nothing, nor does anyone when neither is asked.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from django.db.models import Q, QuerySet
 
 from challenge_site.challenges.models import (
     Challenge,
+    Participant,
     Phase,
     TestInputsRelease,
     TestTargetsRelease,
@@ -76,9 +80,29 @@ def organised_ids(user) -> frozenset[int]:
     return cached
 
 
+# The session key of the challenges an organiser looks at as a participant would.
+PREVIEW_SESSION_KEY = "participant_preview"
+
+
+def previewing(user, challenge: Challenge | int | None) -> bool:
+    """Whether ``user`` looks at ``challenge`` as a participant would (an organiser's
+    choice, kept in their session by ParticipantPreviewMiddleware): no organiser's right
+    applies to it then, and a draft shows as if it were open."""
+    pk = challenge if isinstance(challenge, int) else getattr(challenge, "pk", None)
+    return pk is not None and pk in getattr(user, "participant_preview", ())
+
+
+def may_preview(user, challenge: Challenge) -> bool:
+    """Organisers of ``challenge`` may switch between their view and a participant's."""
+    return is_superuser(user) or challenge.pk in organised_ids(user)
+
+
 def is_organiser(user, challenge: Challenge | int | None) -> bool:
     """Whether ``user`` organises ``challenge`` (a Challenge or its id): sees all of it, at
-    any time. Superusers organise every challenge; ``None`` (no challenge) is theirs alone."""
+    any time, unless looking at it as a participant (``previewing``). Superusers organise
+    every challenge; ``None`` (no challenge) is theirs alone."""
+    if challenge is not None and previewing(user, challenge):
+        return False
     if is_superuser(user):
         return True
     if challenge is None:
@@ -132,7 +156,8 @@ def visible_challenges(*, user, now: datetime) -> QuerySet[Challenge]:
 
 def datasets_open(challenge: Challenge, *, user, now: datetime) -> bool:
     """Whether ``user`` may open the challenge's dataset pages and leaderboards."""
-    return (not challenge.is_draft and now >= challenge.start) or is_organiser(user, challenge)
+    opened = not challenge.is_draft or previewing(user, challenge)
+    return (opened and now >= challenge.start) or is_organiser(user, challenge)
 
 
 def visible_datasets(*, user, now: datetime) -> QuerySet[Dataset]:
@@ -181,6 +206,77 @@ def split_rows_visible(challenge: Challenge, split: str, *, user, now: datetime)
     return file_details_visible(challenge, split=split, kind=Kind.INPUTS, user=user, now=now)
 
 
+# --- Taking part ----------------------------------------------------------------------
+
+# The steps a challenge's registration options ask for (the API names the missing ones).
+RULES_ACCEPTANCE = "rules_acceptance"
+APPROVAL = "approval"
+
+
+def participation_asks(challenge: Challenge) -> tuple[str, ...]:
+    """The steps ``challenge`` asks of its participants before a download or a submission."""
+    asked = ()
+    if challenge.require_rules_acceptance:
+        asked += (RULES_ACCEPTANCE,)
+    if challenge.require_approval:
+        asked += (APPROVAL,)
+    return asked
+
+
+def _standing(challenge: Challenge, user) -> tuple[tuple[str, ...], bool]:
+    """(the steps ``user`` still lacks, whether they have a Participant row)."""
+    asked = participation_asks(challenge)
+    if not asked or is_organiser(user, challenge):
+        return (), False
+    row = None
+    if user.is_authenticated:
+        row = (
+            Participant.objects.filter(challenge=challenge, user=user)
+            .values_list("rules_accepted_at", "approved_at")
+            .first()
+        )
+    rules_accepted_at, approved_at = row or (None, None)
+    done = {RULES_ACCEPTANCE: rules_accepted_at is not None, APPROVAL: approved_at is not None}
+    return tuple(step for step in asked if not done[step]), row is not None
+
+
+def participation_missing(challenge: Challenge, *, user) -> tuple[str, ...]:
+    """What ``user`` still lacks to download the challenge's data or submit to it:
+    RULES_ACCEPTANCE and/or APPROVAL, as its options ask; () if nothing. Organisers lack
+    nothing, nor does anyone when the challenge asks for neither (joining is optional)."""
+    return _standing(challenge, user)[0]
+
+
+def may_take_part(challenge: Challenge, *, user) -> bool:
+    """Whether ``user`` may download the challenge's data and submit to it (as far as its
+    registration options go: the clock and the limits still apply)."""
+    return not participation_missing(challenge, user=user)
+
+
+def participation_block(challenge: Challenge, *, user) -> str | None:
+    """Why ``user`` may not download the challenge's data or submit to it, in words, or
+    None if they may."""
+    missing, joined = _standing(challenge, user)
+    if not missing:
+        return None
+    title = challenge.title
+    if not user.is_authenticated:
+        asked = participation_asks(challenge)
+        if asked == (RULES_ACCEPTANCE,):
+            what = "its participants accept its rules"
+        elif asked == (APPROVAL,):
+            what = "the organisers approve each participant"
+        else:
+            what = "its participants accept its rules and the organisers approve each one"
+        return f"Log in and join {title} first: {what}."
+    if RULES_ACCEPTANCE in missing:
+        then = "; the organisers then approve your participation" if APPROVAL in missing else ""
+        return f"Accept the rules of {title} first{then}."
+    if joined:
+        return f"Your participation in {title} is waiting for the organisers' approval."
+    return f"Ask to join {title} first: the organisers approve each participant."
+
+
 # --- Scores ---------------------------------------------------------------------------
 
 
@@ -212,6 +308,12 @@ def results_visible(challenge: Challenge, *, user) -> bool:
     return split_visible(challenge, HIDDEN_UNTIL_PUBLICATION, user=user)
 
 
+def statistics_visible(challenge: Challenge, *, user) -> bool:
+    """A challenge's statistics (counts of its test phase's uploads): the results' rule,
+    organisers at any time and everyone once the results are published."""
+    return results_visible(challenge, user=user)
+
+
 def results_preview(challenge: Challenge, *, user) -> bool:
     """An organiser looking at results that are not public yet."""
     return results_visible(challenge, user=user) and not challenge.results_published
@@ -222,6 +324,9 @@ def results_preview(challenge: Challenge, *, user) -> bool:
 # Submissions that leaderboards, results, plots and exports list (baselines included):
 # scored, and neither hidden nor disqualified by the organisers (baselines never are).
 LISTED = Q(status=Status.SCORED, moderation=Moderation.NONE)
+# Submissions that passed validation and were scored, listed or not (the statistics'
+# "valid submissions", which count moderated entries too).
+VALID = Q(status=Status.SCORED)
 # Submissions whose page everyone may open (in an open challenge): the listed ones, and
 # the disqualified ones, whose page says why they are not ranked. Hidden ones are not.
 PAGE_PUBLIC = Q(status=Status.SCORED, moderation__in=[Moderation.NONE, Moderation.DISQUALIFIED])

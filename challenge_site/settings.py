@@ -143,6 +143,7 @@ INSTALLED_APPS = [
     "datasets",
     "challenge_site.submissions",
     "challenge_site.leaderboard",
+    "challenge_site.announcements",
 ]
 
 MIDDLEWARE = [
@@ -153,6 +154,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "challenge_site.middleware.ParticipantPreviewMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Content-Security-Policy, then (answers pass outwards, so the other way round) the
@@ -290,6 +292,8 @@ else:
     EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "challenges@localhost")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Announcements are e-mailed by a Celery task, this many recipients per run (one batch).
+ANNOUNCEMENT_EMAIL_BATCH_SIZE = env_int("ANNOUNCEMENT_EMAIL_BATCH_SIZE", 100, minimum=1)
 
 # --- Security (all on when DJANGO_DEBUG=0; each can be turned off) ------------
 

@@ -11,6 +11,7 @@ urlpatterns = [
     path("", include("challenge_site.challenges.urls")),
     path("", include("challenge_site.submissions.urls")),
     path("", include("challenge_site.leaderboard.urls")),
+    path("", include("challenge_site.announcements.urls")),
     path("accounts/", include("challenge_site.accounts.urls")),
     path("api/me/", api_me, name="api_me"),
     path("admin/", admin.site.urls),

@@ -1,15 +1,18 @@
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.views.decorators.http import require_safe
 
 from challenge_site import policy
 from challenge_site.access import get_visible_or_404
+from challenge_site.challenges.participation_views import refusal
 from challenge_site.challenges.services import current_phase
 
 from .archive import archive_etag, iter_archive
 from .models import Dataset
+from .readme import readme_text
 from .services import part_statuses, released_files
 
 
@@ -35,19 +38,26 @@ def dataset_detail(request, slug, name):
 
 @require_safe
 def dataset_zip(request, slug, name):
-    """The files released right now, zipped on the fly; 404 while nothing is released."""
+    """The files released right now, zipped on the fly with a README.txt that describes
+    them; 404 while nothing is released. Refused (the log-in page, or a page that says
+    what is missing) until the user may take part (policy.participation_block)."""
     now = timezone.now()
     dataset = get_visible_or_404(
         Dataset, user=request.user, now=now, challenge__slug=slug, name=name
     )
+    refused = refusal(request, dataset.challenge, back=reverse("dataset_detail", args=[slug, name]))
+    if refused is not None:
+        return refused
     files = released_files(dataset, now=now)
     if not files:
         raise Http404("Nothing of this dataset is released yet.")
-    etag = f'"{archive_etag(files)}"'
+    readme = readme_text(dataset, files=files)
+    etag = f'"{archive_etag(files, readme=readme)}"'
     response = get_conditional_response(request, etag=etag)
     if response is None:
         response = StreamingHttpResponse(
-            iter_archive(files, folder=dataset.name), content_type="application/zip"
+            iter_archive(files, folder=dataset.name, readme=readme),
+            content_type="application/zip",
         )
         response["Content-Disposition"] = f'attachment; filename="{dataset.name}.zip"'
     response["ETag"] = etag

@@ -74,6 +74,29 @@ class DatasetInline(ScopedInlineMixin, admin.TabularInline):
     )
 
 
+def console_links(challenge: Challenge, site: str) -> list[tuple[str, str]]:
+    """(URL, label) of the pages that run ``challenge``: its entries, participants, news,
+    statistics, exports and its page on the site."""
+    from challenge_site.submissions.bulk import export_links
+
+    def admin_list(model: str, query: str = "") -> str:
+        return reverse(f"admin:{model}_changelist", current_app=site) + query
+
+    mine = f"?challenge={challenge.pk}"
+    return [
+        (admin_list("submissions_submission", mine), "Submissions"),
+        (admin_list("challenges_participant", mine), "Participants"),
+        (admin_list("announcements_announcement", mine), "Announcements"),
+        (
+            reverse("admin:announcements_announcement_add", current_app=site) + mine,
+            "Post news",
+        ),
+        (reverse("challenge_statistics", args=[challenge.slug]), "Statistics"),
+        *((url, label) for label, url in export_links(challenge)),
+        (reverse("challenge_detail", args=[challenge.slug]), "Its pages on the site"),
+    ]
+
+
 @admin.register(Challenge)
 class ChallengeAdmin(OpeningAdminMixin, ChallengeScopedAdmin):
     """Each organiser's console: their challenges only (superusers: all). Whoever may add
@@ -96,10 +119,10 @@ class ChallengeAdmin(OpeningAdminMixin, ChallengeScopedAdmin):
     prepopulated_fields = {"slug": ("title",)}
     inlines = [DatasetInline]
     actions = ["open_challenges", "publish_results", "unpublish_results"]
-    readonly_fields = ("state", "publication", "history")
+    readonly_fields = ("state", "console", "publication", "history")
     filter_horizontal = ("organisers", "organiser_groups")
     fieldsets = [
-        (None, {"fields": ("slug", "title", "state", "description", "rules")}),
+        (None, {"fields": ("slug", "title", "state", "console", "description", "rules")}),
         ("Organisers", {"fields": ("organisers", "organiser_groups")}),
         (
             "Registration",
@@ -126,6 +149,15 @@ class ChallengeAdmin(OpeningAdminMixin, ChallengeScopedAdmin):
         if challenge.pk is None or challenge.is_draft:
             return "Draft: only its organisers see it; “Open challenge…” lists what is missing."
         return f"Open since {format_utc(challenge.opened_at)}"
+
+    @admin.display(description="Run it")
+    def console(self, challenge):
+        """Everything an organiser does with the challenge, one click away."""
+        if challenge.pk is None:
+            return "Save the challenge first."
+        return format_html_join(
+            " · ", '<a href="{}">{}</a>', console_links(challenge, self.admin_site.name)
+        )
 
     def has_add_permission(self, request):
         return policy.may_start_challenges(request.user)

@@ -68,9 +68,7 @@ class OpeningAdminMixin:
             opened = 0
             for challenge in ready:
                 try:
-                    opened += open_challenge(
-                        challenge, user=request.user, now=now, via=VIA_ADMIN
-                    )
+                    opened += open_challenge(challenge, user=request.user, now=now, via=VIA_ADMIN)
                 except ValidationError as error:
                     self.message_user(
                         request,

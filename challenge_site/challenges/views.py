@@ -1,3 +1,5 @@
+from datetime import datetime
+
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
@@ -9,6 +11,7 @@ from datasets.models import Split, Task
 
 from .models import Challenge
 from .services import current_phase, next_milestone, timeline
+from .tabs import tabs_for
 
 
 @require_safe
@@ -25,30 +28,70 @@ def home(request):
     return render(request, "challenges/home.html", {"challenges": challenges})
 
 
-@require_safe
-def challenge_detail(request, slug):
+def _challenge_page(request, slug, *, tab: str, datasets: bool = False) -> tuple[dict, datetime]:
+    """What every tab of a challenge shows (title, phase, the tab bar), and the clock;
+    404 unless the user may see the challenge. ``datasets``: fetch them (in context)."""
     now = timezone.now()
     challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
-    datasets = list(challenge.datasets.all())
-    tasks = [task for task in Task if any(d.task == task for d in datasets)]
     context = {
         "challenge": challenge,
         "phase": current_phase(challenge, now=now),
         "next": next_milestone(challenge, now=now),
-        "timeline": timeline(challenge, now=now),
-        "datasets": datasets,
-        "datasets_open": policy.datasets_open(challenge, user=request.user, now=now),
-        "rows_shown": {
+        "active_tab": tab,
+    }
+    if datasets:
+        context["datasets"] = list(challenge.datasets.all())
+    context["tabs"] = tabs_for(
+        challenge, active=tab, user=request.user, now=now, datasets=context.get("datasets")
+    )
+    return context, now
+
+
+@require_safe
+def challenge_detail(request, slug):
+    """Overview: the description, the phase and the timeline."""
+    context, now = _challenge_page(request, slug, tab="overview")
+    challenge = context["challenge"]
+    context.update(
+        timeline=timeline(challenge, now=now),
+        results_preview=policy.results_preview(challenge, user=request.user),
+    )
+    return render(request, "challenges/challenge_detail.html", context)
+
+
+@require_safe
+def challenge_data(request, slug):
+    """Data: the datasets, their sizes as far as released, and what is released when."""
+    context, now = _challenge_page(request, slug, tab="data", datasets=True)
+    challenge = context["challenge"]
+    context.update(
+        datasets_open=policy.datasets_open(challenge, user=request.user, now=now),
+        rows_shown={
             split: policy.split_rows_visible(challenge, split, user=request.user, now=now)
             for split in Split
         },
-        "test_scores_visible": policy.split_visible(
+        test_scores_visible=policy.split_visible(
             challenge, policy.HIDDEN_UNTIL_PUBLICATION, user=request.user
         ),
-        "results_preview": policy.results_preview(challenge, user=request.user),
-        "losses": [(task.label, scoring.losses_for(task)) for task in tasks],
-    }
-    return render(request, "challenges/challenge_detail.html", context)
+    )
+    return render(request, "challenges/challenge_data.html", context)
+
+
+@require_safe
+def challenge_evaluation(request, slug):
+    """Evaluation: the losses of the challenge's tasks and what ranks each dataset."""
+    context, _ = _challenge_page(request, slug, tab="evaluation", datasets=True)
+    datasets = context["datasets"]
+    tasks = [task for task in Task if any(d.task == task for d in datasets)]
+    context["losses"] = [(task.label, scoring.losses_for(task)) for task in tasks]
+    return render(request, "challenges/challenge_evaluation.html", context)
+
+
+@require_safe
+def challenge_rules(request, slug):
+    """Rules: the organisers' text and the submission limits."""
+    context, _ = _challenge_page(request, slug, tab="rules")
+    return render(request, "challenges/challenge_rules.html", context)
 
 
 @require_safe

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 import matplotlib
 from django.core.cache import cache
-from django.db.models import Case, Count, Max, When
+from django.db.models import Case, Count, Max, Sum, When
 from matplotlib.figure import Figure
 
 import scoring
 from challenge_site.policy import LISTED, listed_scores
-from challenge_site.submissions.models import Score, Submission
+from challenge_site.submissions.models import Moderation, Score, Submission
 from datasets.models import Dataset
 
 ENTRY = "#1f5fbf"
@@ -78,18 +78,32 @@ def left_out_count(
     scores = Score.objects.filter(dataset=dataset, split=split, loss__in=[ranking, point])
     if baseline_id is not None:
         scores = scores.exclude(submission_id=baseline_id)
+    # Entries the organisers hid or disqualified are not drawn, nor counted: few, read
+    # apart (submission_moderation_idx) rather than joined into the seeks above.
+    moderated = list(
+        Submission.objects.filter(dataset=dataset)
+        .exclude(moderation=Moderation.NONE)
+        .values_list("pk", flat=True)
+    )
+    if moderated:
+        scores = scores.exclude(submission_id__in=moderated)
     scores = scores.values("submission_id")
     return scores.filter(value__in=INFINITIES).union(scores.filter(value__isnull=True)).count()
 
 
 def version(dataset: Dataset) -> str:
-    """Changes when a scoring run of the dataset finishes or the set of scored entries
-    changes (a rescore, a deletion)."""
-    found = Submission.objects.filter(LISTED, dataset=dataset).aggregate(
-        latest=Max("finished_at"), count=Count("id")
+    """Changes when a scoring run of the dataset finishes, when the set of scored entries
+    changes (a rescore, a deletion), or when an entry is moderated (hidden, disqualified,
+    restored: ``moderated_at``, whichever entry it was)."""
+    found = Submission.objects.filter(dataset=dataset).aggregate(
+        latest=Max("finished_at", filter=LISTED),
+        count=Count("id", filter=LISTED),
+        ids=Sum("id", filter=LISTED),  # which entries, not only how many
+        moderated=Max("moderated_at"),
     )
     latest = found["latest"].timestamp() if found["latest"] else 0
-    return f"{found['count']}-{latest:.6f}"
+    moderated = found["moderated"].timestamp() if found["moderated"] else 0
+    return f"{found['count']}-{found['ids'] or 0}-{latest:.6f}-{moderated:.6f}"
 
 
 def _axis_label(loss: scoring.Loss) -> str:

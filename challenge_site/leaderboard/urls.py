@@ -1,12 +1,22 @@
 from django.urls import path
 
-from . import api, views
+from . import api, statistics_views, views
 
 BOARD = "challenges/<slug:slug>/datasets/<slug:name>/leaderboard"
 
 urlpatterns = [
     path("leaderboards/", views.index, name="leaderboards"),
     path("challenges/<slug:slug>/results/", views.results, name="challenge_results"),
+    path(
+        "challenges/<slug:slug>/statistics/",
+        statistics_views.challenge_statistics,
+        name="challenge_statistics",
+    ),
+    path(
+        "challenges/<slug:slug>/statistics/<slug:kind>.svg",
+        statistics_views.statistics_plot,
+        name="challenge_statistics_plot",
+    ),
     path(f"{BOARD}/", views.leaderboard, name="leaderboard"),
     path(f"{BOARD}.csv", views.leaderboard_csv, name="leaderboard_csv"),
     path(f"{BOARD}/plot.svg", views.leaderboard_plot, name="leaderboard_plot"),

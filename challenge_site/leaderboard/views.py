@@ -11,9 +11,10 @@ from challenge_site import policy
 from challenge_site.access import get_visible_or_404
 from challenge_site.challenges.models import Challenge
 from challenge_site.challenges.services import current_phase
+from challenge_site.challenges.tabs import tabs_for
 from datasets.models import Dataset, Split
 
-from . import plots, services
+from . import plots, services, statistics
 from .display import display_rows
 from .exports import csv_lines
 from .queries import Board
@@ -219,9 +220,11 @@ def results(request, slug):
     now = timezone.now()
     challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
     shown = policy.results_visible(challenge, user=request.user)
-    tables = []
+    tables, datasets = [], None
     if shown:
-        datasets = policy.visible_datasets(user=request.user, now=now).filter(challenge=challenge)
+        datasets = list(
+            policy.visible_datasets(user=request.user, now=now).filter(challenge=challenge)
+        )
         tables = [
             result
             for dataset in datasets
@@ -232,9 +235,13 @@ def results(request, slug):
         "phase": current_phase(challenge, now=now),
         "shown": shown,
         "preview": policy.results_preview(challenge, user=request.user),
+        "statistics_visible": statistics.statistics_visible(challenge, user=request.user),
         "deadline_passed": now > challenge.deadline,
         "tables": tables,
         "size": services.RESULTS_SIZE,
+        "tabs": tabs_for(
+            challenge, active="results", user=request.user, now=now, datasets=datasets
+        ),
     }
     return render(request, "leaderboard/results.html", context)
 

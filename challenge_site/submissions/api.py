@@ -9,7 +9,12 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from challenge_site.access import get_visible_or_404
-from challenge_site.policy import can_see_private, visible_challenges
+from challenge_site.policy import (
+    can_see_private,
+    participation_block,
+    participation_missing,
+    visible_challenges,
+)
 
 from . import services
 from .limits import LimitReached
@@ -38,7 +43,8 @@ class SubmissionCreateSerializer(serializers.Serializer):
 @api_view(["POST"])
 @parser_classes([SizeLimitedMultiPartParser, FormParser])
 def api_submission_create(request):
-    """201 {"id", "status", "url"}; 400 with the reasons; 429 over the daily limit."""
+    """201 {"id", "status", "url"}; 400 with the reasons; 403 {"detail", "missing",
+    "join_url"} until the user may take part; 429 over the daily limit."""
     now = timezone.now()
     serializer = SubmissionCreateSerializer(data=request.data)
     valid = serializer.is_valid()
@@ -55,6 +61,17 @@ def api_submission_create(request):
         return Response(
             {"challenge": [f"no challenge {data['challenge']!r}"]},
             status=status.HTTP_400_BAD_REQUEST,
+        )
+    missing = participation_missing(challenge, user=request.user)
+    if missing:
+        join = reverse("challenge_join", args=[challenge.slug])
+        return Response(
+            {
+                "detail": participation_block(challenge, user=request.user),
+                "missing": list(missing),
+                "join_url": request.build_absolute_uri(join),
+            },
+            status=status.HTTP_403_FORBIDDEN,
         )
     try:
         submission = services.submit(

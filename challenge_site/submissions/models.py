@@ -11,7 +11,7 @@ import secrets
 from django.conf import settings
 from django.core.files.storage import Storage, storages
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.urls import reverse
 
 from challenge_site.challenges.models import Phase
@@ -34,6 +34,25 @@ ACCEPTED = (Status.QUEUED, Status.RUNNING, Status.SCORED, Status.FAILED)
 REJECTED = (Status.INVALID, Status.FAILED)
 # Final states: the page stops refreshing; a scored or invalid one is only rescored on request.
 FINAL = (Status.SCORED, Status.INVALID, Status.FAILED)
+
+
+class Moderation(models.TextChoices):
+    """What the organisers decided about an entry (challenge_site.submissions.moderation)."""
+
+    NONE = "none", "Not moderated"
+    HIDDEN = "hidden", "Hidden"  # off the leaderboards; its page for its owner and organisers
+    DISQUALIFIED = "disqualified", "Disqualified"  # not ranked; its page says why, to everyone
+
+
+class ModerationAction(models.TextChoices):
+    HIDE = "hide", "Hidden"
+    DISQUALIFY = "disqualify", "Disqualified"
+    RESTORE = "restore", "Restored"
+    RESCORE = "rescore", "Rescored"
+
+
+# The actions that need a reason (it is shown on the entry's page).
+REASON_REQUIRED = (ModerationAction.HIDE, ModerationAction.DISQUALIFY)
 
 
 class Mark(models.TextChoices):
@@ -160,6 +179,22 @@ class Submission(models.Model):
     queued_at = models.DateTimeField()
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    moderation = models.CharField(
+        max_length=12,
+        choices=Moderation,
+        default=Moderation.NONE,
+        help_text="Hidden and disqualified entries are left off leaderboards, results, plots "
+        "and exports (set by the admin's moderation actions, which record each change).",
+    )
+    moderation_reason = models.TextField(
+        blank=True,
+        max_length=1000,
+        help_text="Why it was hidden or disqualified, shown on its page (to everyone when "
+        "disqualified; to its owner and the organisers when hidden).",
+    )
+    moderated_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its moderation last changed."
+    )
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -182,6 +217,15 @@ class Submission(models.Model):
             models.CheckConstraint(
                 condition=Q(phase__in=Phase.values), name="submission_phase_valid"
             ),
+            models.CheckConstraint(
+                condition=Q(moderation__in=Moderation.values), name="submission_moderation_valid"
+            ),
+            # Baselines are never moderated; a hidden or disqualified entry says why.
+            models.CheckConstraint(
+                condition=Q(moderation=Moderation.NONE)
+                | (Q(is_baseline=False) & ~Q(moderation_reason="")),
+                name="submission_moderated_entry_has_reason",
+            ),
         ]
         indexes = [
             # Submission limits: WHERE user, dataset, phase, created in one UTC day.
@@ -195,6 +239,13 @@ class Submission(models.Model):
                 fields=["status", "queued_at"],
                 condition=Q(status__in=[Status.QUEUED, Status.RUNNING]),
                 name="submission_pending_idx",
+            ),
+            # The admin's moderation filter: WHERE moderation IN (hidden, disqualified),
+            # a few rows among all the submissions.
+            models.Index(
+                fields=["moderation", "dataset"],
+                condition=~Q(moderation=Moderation.NONE),
+                name="submission_moderated_idx",
             ),
         ]
 
@@ -268,6 +319,65 @@ class SplitResult(models.Model):
 
     def __str__(self):
         return f"#{self.submission_id} {self.split}"
+
+
+class ModerationEvent(models.Model):
+    """One moderation action on one entry (hide, disqualify, restore, rescore): who, when,
+    why. Written by challenge_site.submissions.moderation; read only in the admin."""
+
+    submission = models.ForeignKey(
+        Submission,
+        on_delete=models.CASCADE,
+        related_name="moderation_events",
+        db_index=False,  # moderationevent_submission_idx starts with it
+    )
+    action = models.CharField(max_length=12, choices=ModerationAction)
+    reason = models.TextField(blank=True, max_length=1000)
+    previous = models.CharField(
+        max_length=12, choices=Moderation, help_text="The entry's moderation before."
+    )
+    at = models.DateTimeField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Empty for a command or code.",
+    )
+    username = models.CharField(
+        max_length=150, blank=True, help_text="The user's name then (kept if the user goes)."
+    )
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(action__in=ModerationAction.values),
+                name="moderationevent_action_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(previous__in=Moderation.values),
+                name="moderationevent_previous_valid",
+            ),
+            models.CheckConstraint(
+                condition=~Q(action__in=REASON_REQUIRED) | ~Q(reason=""),
+                name="moderationevent_reason_given",
+            ),
+        ]
+        indexes = [
+            # A submission's history, newest first (the admin inline).
+            models.Index(F("submission"), F("at").desc(), name="moderationevent_submission_idx"),
+            # The events list, newest first (and its date hierarchy).
+            models.Index(F("at").desc(), name="moderationevent_recent_idx"),
+        ]
+
+    def __str__(self):
+        return f"#{self.submission_id} {self.get_action_display().lower()} {self.at:%Y-%m-%d %H:%M}"
+
+    @property
+    def who(self) -> str:
+        return self.username or "–"
 
 
 class SubmissionQuota(models.Model):

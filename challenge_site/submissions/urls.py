@@ -2,7 +2,7 @@ from django.urls import path, register_converter
 
 from challenge_site.converters import SplitConverter
 
-from . import api, views
+from . import api, bulk_views, views
 
 register_converter(SplitConverter, "split")
 
@@ -18,4 +18,22 @@ urlpatterns = [
     path("accounts/submissions/", views.my_submissions, name="my_submissions"),
     path("api/v1/submissions/", api.api_submission_create, name="api_submission_create"),
     path("api/v1/submissions/<int:pk>/", api.api_submission, name="api_submission"),
+    path(
+        "challenges/<slug:slug>/export/submissions.zip",
+        bulk_views.export_submissions,
+        name="export_submissions",
+    ),
+    path(
+        "challenges/<slug:slug>/export/scores.csv", bulk_views.export_scores, name="export_scores"
+    ),
+    path(
+        "api/v1/challenges/<slug:slug>/export/submissions.zip",
+        bulk_views.api_export_submissions,
+        name="api_export_submissions",
+    ),
+    path(
+        "api/v1/challenges/<slug:slug>/export/scores.csv",
+        bulk_views.api_export_scores,
+        name="api_export_scores",
+    ),
 ]

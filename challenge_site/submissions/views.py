@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from challenge_site.access import get_visible_or_404
 from challenge_site.challenges.models import Challenge, Phase
+from challenge_site.challenges.participation_views import refusal
 from challenge_site.challenges.services import current_phase
 from challenge_site.policy import can_see_private, participant_name, split_visible
 
@@ -38,6 +39,9 @@ def submit(request, slug):
 def _submit(request, slug):
     now = timezone.now()
     challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
+    refused = refusal(request, challenge, back=request.path)
+    if refused is not None:
+        return refused
     phase = current_phase(challenge, now=now)
     form = SubmissionForm(
         request.POST if request.method == "POST" else None,

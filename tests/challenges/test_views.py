@@ -8,7 +8,7 @@ import time_machine
 from django.urls import reverse
 
 import scoring
-from tests.factories import make_challenge, make_dataset
+from tests.factories import make_challenge, make_dataset, make_user
 from tests.pages import page_text
 
 
@@ -51,38 +51,121 @@ def test_home_without_challenges_says_how_to_create_one(client, db):
 
 
 @time_machine.travel(datetime(2030, 1, 20, tzinfo=UTC), tick=False)
-def test_challenge_page_shows_timeline_datasets_losses_and_limits(
+def test_challenge_tabs_show_timeline_datasets_losses_and_limits(
     client, db, django_assert_num_queries
 ):
-    challenge = make_challenge(description="Predict well.", val_daily_limit=3, test_total_limit=10)
+    challenge = make_challenge(
+        description="Predict **well**.", val_daily_limit=3, test_total_limit=10
+    )
     make_dataset(challenge, "gaze", task="regression", sizes=(7, 4, 5), dim=2)
     make_dataset(challenge, "catalysis", task="classification", log_base=10.0)
-    with django_assert_num_queries(2):
-        response = client.get(reverse("challenge_detail", args=["demo"]))
-    text = page_text(response)
-    assert "Predict well." in text
+
+    with django_assert_num_queries(2):  # the challenge, its first dataset (leaderboards tab)
+        overview = client.get(reverse("challenge_detail", args=["demo"]))
+    text = page_text(overview)
+    assert "<p>Predict <strong>well</strong>.</p>" in overview.content.decode()
     assert "Validation phase" in text
     assert "10 Jan 2030, 00:00 UTC" in text and "8 Feb 2030, 23:59 UTC" in text
-    assert reverse("dataset_detail", args=["demo", "gaze"]) in response.content.decode()
+    assert "Results: not published yet." in text
+
+    with django_assert_num_queries(2):  # the challenge, its datasets
+        data = client.get(reverse("challenge_data", args=["demo"]))
+    text = page_text(data)
+    assert reverse("dataset_detail", args=["demo", "gaze"]) in data.content.decode()
     # Gaze row: dimension 2, 7/4 examples (the test size waits for the test inputs),
     # ranked by nlpd.
     assert "Gaze Regression 2 7 4 – nlpd" in text
+    assert "the test targets are never released" in text
+
+    with django_assert_num_queries(2):
+        evaluation = client.get(reverse("challenge_evaluation", args=["demo"]))
+    text = page_text(evaluation)
     for task in ("classification", "regression"):
         for loss in scoring.losses_for(task):
             assert loss.title in text and loss.description in text
+    assert "gaze: e, catalysis: 10" in text or "catalysis: 10, gaze: e" in text
+    assert "gaze: nlpd" in text and "catalysis: nlp" in text
+    assert f'href="{reverse("file_formats")}"' in evaluation.content.decode()
+
+    with django_assert_num_queries(2):
+        rules = client.get(reverse("challenge_rules", args=["demo"]))
+    text = page_text(rules)
     assert "at most 3 submissions per dataset per UTC day" in text
     assert "at most 5 submissions per dataset per UTC day, and 10 in total per dataset" in text
-    assert "gaze: e, catalysis: 10" in text or "catalysis: 10, gaze: e" in text
+    # Nothing of another tab's content leaks into this one.
+    assert "nlpd" not in text and "Timeline" not in text
+
+
+@time_machine.travel(datetime(2030, 1, 20, tzinfo=UTC), tick=False)
+def test_each_tab_has_its_url_and_marks_itself_current(client, challenge):
+    make_dataset(challenge, "gaze")
+    urls = {
+        "Overview": reverse("challenge_detail", args=["demo"]),
+        "Data": reverse("challenge_data", args=["demo"]),
+        "Evaluation": reverse("challenge_evaluation", args=["demo"]),
+        "Rules": reverse("challenge_rules", args=["demo"]),
+        "Results": reverse("challenge_results", args=["demo"]),
+    }
+    board = reverse("leaderboard", args=["demo", "gaze"]) + "?split=val"
+    for label, url in urls.items():
+        response = client.get(url)
+        assert response.status_code == 200, url
+        page = response.content.decode()
+        nav = re.search(r'<nav class="tabs"[^>]*>(.*?)</nav>', page, re.S)
+        assert nav is not None, url
+        current = re.findall(r'<a href="([^"]+)" aria-current="page">([^<]+)</a>', nav[1])
+        assert current == [(url, label)]
+        assert f'<a href="{board}">Leaderboards</a>' in nav[1]
+        for other_label, other_url in urls.items():
+            assert f'href="{other_url}"' in nav[1], (url, other_label)
+
+
+@time_machine.travel(datetime(2030, 1, 20, tzinfo=UTC), tick=False)
+def test_rules_tab_renders_the_rules_as_markdown(client, db):
+    make_challenge(rules="## Fair play\n\n1. One account each.\n2. No <script>alert(1)</script>.")
+    response = client.get(reverse("challenge_rules", args=["demo"]))
+    page = response.content.decode()
+    assert "<h2>Fair play</h2>" in page
+    assert "<li>One account each.</li>" in page
+    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "no rules beyond" not in page_text(response)
+
+
+@pytest.mark.parametrize("rules", ["", "  \n\n "])
+@time_machine.travel(datetime(2030, 1, 20, tzinfo=UTC), tick=False)
+def test_empty_rules_say_so_in_a_sentence(client, db, rules):
+    make_challenge(rules=rules)
+    text = page_text(client.get(reverse("challenge_rules", args=["demo"])))
+    assert (
+        "The organisers have set no rules beyond the submission limits below "
+        "and the phases on the Data page." in text
+    )
+    assert "Submission limits" in text
 
 
 @time_machine.travel(datetime(2030, 1, 1, tzinfo=UTC), tick=False)
 def test_challenge_page_before_start_names_datasets_without_links(client, challenge):
     make_dataset(challenge, "gaze")
-    response = client.get(reverse("challenge_detail", args=["demo"]))
-    text, response_html = page_text(response), response.content.decode()
+    for url_name in ("challenge_detail", "challenge_data", "challenge_evaluation"):
+        response = client.get(reverse(url_name, args=["demo"]))
+        assert "/datasets/gaze" not in response.content.decode(), url_name
+    response = client.get(reverse("challenge_data", args=["demo"]))
+    text = page_text(response)
     assert "Gaze" in text
-    assert "/datasets/gaze" not in response_html
     assert "can be downloaded once the challenge opens" in text
+
+
+@pytest.mark.parametrize(
+    "url_name", ["challenge_detail", "challenge_data", "challenge_evaluation", "challenge_rules"]
+)
+def test_draft_tabs_are_404_except_for_its_organisers(client, db, url_name):
+    draft = make_challenge(opened_at=None, description="Secret plans.")
+    url = reverse(url_name, args=[draft.slug])
+    assert client.get(url).status_code == 404
+    client.force_login(make_user("stranger"))
+    assert client.get(url).status_code == 404
+    client.force_login(make_user("organiser", organiser_of=draft))
+    assert client.get(url).status_code == 200
 
 
 def test_unknown_challenge_is_404_with_the_site_layout(client, db):
@@ -91,8 +174,11 @@ def test_unknown_challenge_is_404_with_the_site_layout(client, db):
     assert "Back to the challenges" in response.content.decode()
 
 
-def test_pages_refuse_post(client, challenge):
-    assert client.post(reverse("challenge_detail", args=["demo"])).status_code == 405
+@pytest.mark.parametrize(
+    "url_name", ["challenge_detail", "challenge_data", "challenge_evaluation", "challenge_rules"]
+)
+def test_pages_refuse_post(client, challenge, url_name):
+    assert client.post(reverse(url_name, args=["demo"])).status_code == 405
 
 
 def _examples(text: str) -> list[str]:

@@ -4,7 +4,6 @@ from datetime import UTC, datetime
 
 import pytest
 import time_machine
-from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
@@ -72,7 +71,9 @@ def test_zip_holds_exactly_what_the_phase_releases(client, challenge, when, sett
     assert response.status_code == 200
     assert response["Content-Type"] == "application/zip"
     assert response["Content-Disposition"] == 'attachment; filename="gaze.zip"'
-    assert _zip_names(response) == [f"gaze/gaze_{part}.txt" for part in expected]
+    assert _zip_names(response) == ["gaze/README.txt"] + [
+        f"gaze/gaze_{part}.txt" for part in expected
+    ]
 
 
 def test_zip_members_are_the_stored_bytes(client, challenge, storage_roots):
@@ -155,7 +156,8 @@ def test_unreleased_files_leave_no_trace_for_participants(client, challenge):
             row = html[html.index(datafile.filename) :].split("</tr>")[0]
             assert "–" in row and "bytes" not in row and str(datafile.rows) not in row
             assert datafile.sha256 not in html
-        challenge_html = user_client.get(reverse("challenge_detail", args=["demo"])).content
+        challenge_html = user_client.get(reverse("challenge_data", args=["demo"])).content
+        assert b'<td class="num">4</td>' in challenge_html  # n_val: its inputs are out
         assert b'<td class="num">5</td>' not in challenge_html  # n_test before its inputs
     # Organisers see everything.
     staff_html = _client_of("organiser", organiser_of=challenge).get(url).content.decode()

@@ -13,96 +13,158 @@ def open_existing(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('auth', '0012_alter_user_first_name_max_length'),
-        ('challenges', '0002_challengeevent_results_revised_at'),
+        ("auth", "0012_alter_user_first_name_max_length"),
+        ("challenges", "0002_challengeevent_results_revised_at"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Participant',
+            name="Participant",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('joined', models.DateTimeField(default=django.utils.timezone.now)),
-                ('rules_accepted_at', models.DateTimeField(blank=True, null=True)),
-                ('approved_at', models.DateTimeField(blank=True, null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("joined", models.DateTimeField(default=django.utils.timezone.now)),
+                ("rules_accepted_at", models.DateTimeField(blank=True, null=True)),
+                ("approved_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['challenge', 'joined', 'id'],
+                "ordering": ["challenge", "joined", "id"],
             },
         ),
         migrations.RemoveConstraint(
-            model_name='challengeevent',
-            name='challengeevent_kind_valid',
+            model_name="challengeevent",
+            name="challengeevent_kind_valid",
         ),
         migrations.AddField(
-            model_name='challenge',
-            name='opened_at',
-            field=models.DateTimeField(blank=True, editable=False, help_text='When the challenge left its draft; until then only its organisers see it. Opened with the action “Open challenge…”, which first lists what is missing.', null=True),
+            model_name="challenge",
+            name="opened_at",
+            field=models.DateTimeField(
+                blank=True,
+                editable=False,
+                help_text="When the challenge left its draft; until then only its organisers see it. Opened with the action “Open challenge…”, which first lists what is missing.",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='challenge',
-            name='organiser_groups',
-            field=models.ManyToManyField(blank=True, help_text='Every member of these groups is an organiser too.', related_name='organised_challenges', to='auth.group'),
+            model_name="challenge",
+            name="organiser_groups",
+            field=models.ManyToManyField(
+                blank=True,
+                help_text="Every member of these groups is an organiser too.",
+                related_name="organised_challenges",
+                to="auth.group",
+            ),
         ),
         migrations.AddField(
-            model_name='challenge',
-            name='organisers',
-            field=models.ManyToManyField(blank=True, help_text='They manage this challenge in the admin and see its hidden scores; they need “staff status” to log in there.', related_name='organised_challenges', to=settings.AUTH_USER_MODEL),
+            model_name="challenge",
+            name="organisers",
+            field=models.ManyToManyField(
+                blank=True,
+                help_text="They manage this challenge in the admin and see its hidden scores; they need “staff status” to log in there.",
+                related_name="organised_challenges",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='challenge',
-            name='require_approval',
-            field=models.BooleanField(default=False, help_text='An organiser approves each participant before they download data or submit.'),
+            model_name="challenge",
+            name="require_approval",
+            field=models.BooleanField(
+                default=False,
+                help_text="An organiser approves each participant before they download data or submit.",
+            ),
         ),
         migrations.AddField(
-            model_name='challenge',
-            name='require_rules_acceptance',
-            field=models.BooleanField(default=False, help_text='Participants must accept the rules (the time is recorded) before they download data or submit.'),
+            model_name="challenge",
+            name="require_rules_acceptance",
+            field=models.BooleanField(
+                default=False,
+                help_text="Participants must accept the rules (the time is recorded) before they download data or submit.",
+            ),
         ),
         migrations.AddField(
-            model_name='challenge',
-            name='rules',
-            field=models.TextField(blank=True, help_text='The rules participants follow, in Markdown.'),
+            model_name="challenge",
+            name="rules",
+            field=models.TextField(
+                blank=True, help_text="The rules participants follow, in Markdown."
+            ),
         ),
         migrations.AlterField(
-            model_name='challenge',
-            name='description',
-            field=models.TextField(blank=True, help_text='The overview, in Markdown.'),
+            model_name="challenge",
+            name="description",
+            field=models.TextField(blank=True, help_text="The overview, in Markdown."),
         ),
         migrations.AlterField(
-            model_name='challengeevent',
-            name='kind',
-            field=models.CharField(choices=[('opened', 'Challenge opened'), ('published', 'Results published'), ('withdrawn', 'Results withdrawn'), ('targets_replaced', 'Target file replaced'), ('targets_deleted', 'Target file deleted')], max_length=24),
+            model_name="challengeevent",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("opened", "Challenge opened"),
+                    ("published", "Results published"),
+                    ("withdrawn", "Results withdrawn"),
+                    ("targets_replaced", "Target file replaced"),
+                    ("targets_deleted", "Target file deleted"),
+                ],
+                max_length=24,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='challengeevent',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['opened', 'published', 'withdrawn', 'targets_replaced', 'targets_deleted'])), name='challengeevent_kind_valid'),
+            model_name="challengeevent",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "kind__in",
+                        ["opened", "published", "withdrawn", "targets_replaced", "targets_deleted"],
+                    )
+                ),
+                name="challengeevent_kind_valid",
+            ),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='approved_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="participant",
+            name="approved_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='challenge',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='participants', to='challenges.challenge'),
+            model_name="participant",
+            name="challenge",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="participants",
+                to="challenges.challenge",
+            ),
         ),
         migrations.AddField(
-            model_name='participant',
-            name='user',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='participations', to=settings.AUTH_USER_MODEL),
+            model_name="participant",
+            name="user",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="participations",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddIndex(
-            model_name='participant',
-            index=models.Index(fields=['challenge', 'approved_at'], name='participant_approval_idx'),
+            model_name="participant",
+            index=models.Index(
+                fields=["challenge", "approved_at"], name="participant_approval_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='participant',
-            constraint=models.UniqueConstraint(fields=('challenge', 'user'), name='participant_once_per_challenge'),
+            model_name="participant",
+            constraint=models.UniqueConstraint(
+                fields=("challenge", "user"), name="participant_once_per_challenge"
+            ),
         ),
         migrations.RunPython(open_existing, migrations.RunPython.noop),
     ]
