@@ -17,6 +17,7 @@ import time
 import pytest
 
 from .harness import REPO, Stack, wait_until
+from .mailbox import Mailbox
 
 if "pytest_django.plugin" in sys.modules:
     raise pytest.UsageError(
@@ -24,14 +25,15 @@ if "pytest_django.plugin" in sys.modules:
         "--confcutdir=tests/stack tests/stack (or make test-stack)"
     )
 
-STACK = Stack(scoring_timeout=20, sweep_interval=2)
+MAILBOX = Mailbox()  # every e-mail the stack sends (announcements) lands here
+STACK = Stack(scoring_timeout=20, sweep_interval=2, extra_env=MAILBOX.env)
 # Playwright's sync API keeps an event loop in this thread, which Django's ORM refuses
 # by default; the ORM calls here are plain blocking queries between browser steps.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 STACK.setup_django()
 
 # Imported once Django is set up.
-from django.contrib.auth.models import User  # noqa: E402
+from django.contrib.auth.models import Permission, User  # noqa: E402
 from django.db import Error as DatabaseError  # noqa: E402
 from django.db import connections  # noqa: E402
 from rest_framework.authtoken.models import Token  # noqa: E402
@@ -119,12 +121,19 @@ def challenge(stack):
     return {"slug": spec.slug, "datasets": DATASETS, "files": import_challenge(stack, spec)}
 
 
-def make_user(username: str, *, staff: bool = False) -> tuple[User, str]:
+def make_user(username: str, *, staff: bool = False, founder: bool = False) -> tuple[User, str]:
+    """A user with a token; ``staff``: a superuser; ``founder``: staff allowed only to start
+    challenges (each one they start they organise, and nothing else)."""
+
     def create():
         if staff:
             user = User.objects.create_superuser(username, f"{username}@example.org", PASSWORD)
         else:
-            user = User.objects.create_user(username, f"{username}@example.org", PASSWORD)
+            user = User.objects.create_user(
+                username, f"{username}@example.org", PASSWORD, is_staff=founder
+            )
+            if founder:
+                user.user_permissions.add(Permission.objects.get(codename="add_challenge"))
         Profile.objects.create(user=user, display_name=username.capitalize())
         return user, Token.objects.create(user=user).key
 

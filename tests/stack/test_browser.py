@@ -2,9 +2,13 @@
 
 A participant signs up, reads the format help, downloads a dataset zip, uploads through
 the form (watching the progress bar), watches the status turn to scored, finds the entry
-on the leaderboard and sorts by another loss. An organiser creates a challenge in the
-admin, uploads its files, moves it into the test phase, publishes the results, and test
-scores (and the test leaderboard) appear to everyone. Full-page screenshots go to
+on the leaderboard and sorts by another loss. An organiser (staff allowed to start
+challenges, no superuser) creates a draft challenge in the admin, uploads its files,
+previews it as a participant would, opens it, disqualifies an entry with a public reason,
+posts news that reaches the participant's mailbox (an SMTP server of the test,
+tests/stack/mailbox.py), exports every submission and score, moves it into the test
+phase and publishes the results after the deadline; test scores, the test leaderboard
+and the statistics appear to everyone. Full-page screenshots go to
 test-output/screenshots/ (PARTICIPANT_*.png, ORGANISER_*.png).
 """
 
@@ -19,7 +23,7 @@ from playwright.sync_api import expect, sync_playwright
 from tests.factories import dataset_files
 
 from .client import Client
-from .conftest import PASSWORD, make_user, wait_final
+from .conftest import MAILBOX, PASSWORD, make_user, wait_final
 from .data import make_zip, prediction_lines, sample_lines
 
 pytestmark = pytest.mark.browser
@@ -104,7 +108,9 @@ def test_participant_signs_up_downloads_uploads_and_sees_the_score(
     files = challenge["files"]["sines"]
     # The validation phase releases the training files and the validation inputs.
     expected = ("sines_train_inputs.txt", "sines_train_targets.txt", "sines_val_inputs.txt")
+    readme = released.pop("sines/README.txt").decode()
     assert released == {f"sines/{name}": files[name] for name in expected}
+    assert "Files in this zip" in readme and "sines_test_targets" not in readme
 
     # An upload large enough (1000 samples a row, stored uncompressed: 700 KB) to watch
     # its progress bar while the browser's upload is throttled to 250 KB/s.
@@ -192,10 +198,10 @@ def _fill_datetime(page, field: str, when: datetime) -> None:
     page.locator(f"#id_{field}_1").fill(when.strftime("%H:%M:%S"))
 
 
-def test_organiser_creates_a_challenge_moves_it_to_test_and_publishes(
+def test_organiser_runs_a_challenge_from_a_new_draft_to_published_results(
     stack, context, browser, screenshots, participant
 ):
-    make_user("organiser", staff=True)
+    make_user("organiser", founder=True)  # no superuser: staff who may start challenges
     now = datetime.now(UTC).replace(microsecond=0)
     page = context.new_page()
     page.goto("/admin/")
@@ -230,7 +236,30 @@ def test_organiser_creates_a_challenge_moves_it_to_test_and_publishes(
     expect(page.locator(".messagelist")).to_contain_text("Stored swell_")
     shoot(page, screenshots, "organiser_03_dataset_files")
 
-    # A participant's validation entry, then the organiser opens the test phase.
+    # A draft: its organiser previews it, as themselves and as a participant would see it;
+    # for everyone else it does not exist.
+    assert Client(stack.base_url).get("/challenges/waves/").status == 404
+    page.goto("/challenges/waves/")
+    banner = page.locator(".organiser-banner")
+    expect(banner).to_contain_text("Draft.")
+    page.get_by_role("button", name="View as a participant").click()
+    expect(banner).to_contain_text("as a participant would")
+    shoot(page, screenshots, "organiser_03a_draft_previewed_as_a_participant")
+    page.get_by_role("button", name="Back to the organiser's view").click()
+    expect(banner).to_contain_text("hidden test scores included")
+
+    # Opening lists what is missing first (nothing now), then opens it for everyone.
+    page.goto("/admin/challenges/challenge/")
+    page.get_by_role("link", name="Waves", exact=True).click()
+    page.get_by_role("link", name="Open challenge…").click()
+    expect(page.locator("#content")).to_contain_text("Ready.")
+    shoot(page, screenshots, "organiser_03b_open_confirmation")
+    page.get_by_role("button", name="Yes, open it").click()
+    expect(page.locator(".messagelist")).to_contain_text("Opened 1 challenge(s)")
+    assert Client(stack.base_url).get("/challenges/waves/").status == 200
+
+    # A participant's validation entry; the organiser disqualifies it, with a reason that
+    # everyone reads on the entry's page.
     api = Client(stack.base_url, token=participant["token"])
     val = api.api_submit(
         "waves",
@@ -238,6 +267,61 @@ def test_organiser_creates_a_challenge_moves_it_to_test_and_publishes(
         method="Validation entry",
     )
     assert val.status == 201, val
+    val_id = val.json()["id"]
+    assert wait_final(stack, [val_id]) == {val_id: "scored"}
+    page.goto("/admin/submissions/submission/?q=Validation+entry")
+    row = page.locator("#result_list tr", has_text="Validation entry")
+    row.locator("input.action-select").check()
+    page.locator("select[name=action]").select_option("disqualify_selected")
+    page.locator("button[name=index]").click()
+    page.locator("[name=reason]").fill("Trained on the validation targets.")
+    shoot(page, screenshots, "organiser_03c_disqualify_with_a_reason")
+    page.get_by_role("button", name="Disqualify 1 entry").click()
+    expect(page.locator(".messagelist")).to_contain_text("Disqualif")
+    entry_page = Client(stack.base_url).get(f"/submissions/{val_id}/")
+    assert entry_page.status == 200
+    assert "Trained on the validation targets." in entry_page.text
+    board = Client(stack.base_url).get("/challenges/waves/datasets/swell/leaderboard/?split=val")
+    assert "Validation entry" not in board.text
+
+    # News for the participants: posted, e-mailed once, read in their mailboxes.
+    page.goto("/admin/announcements/announcement/add/")
+    page.locator("#id_challenge").select_option(label="Waves")
+    page.locator("#id_title").fill("Test phase soon")
+    page.locator("#id_body").fill("The **test phase** opens in a few days.")
+    _fill_datetime(page, "published_at", now - timedelta(minutes=1))
+    page.locator("input[name=_save]").click()
+    expect(page.locator(".messagelist")).to_contain_text("was added successfully")
+    row = page.locator("#result_list tr", has_text="Test phase soon")
+    row.locator("input.action-select").check()
+    page.locator("select[name=action]").select_option("email_participants")
+    page.locator("button[name=index]").click()
+    expect(page.locator("#content")).to_contain_text("Test phase soon")
+    shoot(page, screenshots, "organiser_03d_email_confirmation")
+    page.get_by_role("button", name="Yes, e-mail 1 person").click()
+    mail = MAILBOX.wait_for(participant["user"].email, "Test phase soon")
+    text = mail.get_payload(decode=True).decode()
+    assert "The **test phase** opens in a few days." in text
+    assert "/announcements/unsubscribe/" in text and mail["List-Unsubscribe"]
+    page.goto("/challenges/waves/news/")
+    expect(page.locator("main")).to_contain_text("Test phase soon")
+    shoot(page, screenshots, "organiser_03e_news")
+
+    # Everything exported, from the links of the challenge's admin page.
+    page.goto("/admin/challenges/challenge/")
+    page.get_by_role("link", name="Waves", exact=True).click()
+    shoot(page, screenshots, "organiser_03f_console_links")
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="All submissions (zip)").click()
+    with zipfile.ZipFile(download_info.value.path()) as archive:
+        manifest = archive.read("manifest.csv").decode()
+        assert "Validation entry" in manifest and any(
+            name.startswith("swell/") and name.endswith(".zip") for name in archive.namelist()
+        )
+    scores = page.request.get("/challenges/waves/export/scores.csv")
+    assert scores.status == 200 and "nlpd" in scores.text()
+
+    # The organiser opens the test phase.
     page.goto("/admin/challenges/challenge/")
     page.get_by_role("link", name="Waves", exact=True).click()
     _fill_datetime(page, "test_start", now - timedelta(hours=1))
@@ -320,5 +404,11 @@ def test_organiser_creates_a_challenge_moves_it_to_test_and_publishes(
         shoot(anonymous, screenshots, "organiser_08_test_leaderboard_public")
         scores = Client(stack.base_url).get(f"/api/v1/submissions/{pk}/").json()["scores"]
         assert set(scores) == {"val", "test"} and scores["test"]["nlpd"] is not None
+
+        # How it went, public now that the results are.
+        anonymous.goto("/challenges/waves/statistics/")
+        expect(anonymous.locator("main")).to_contain_text("Median time from upload to scored")
+        expect(anonymous.locator("img[src$='daily.svg']")).to_be_visible()
+        shoot(anonymous, screenshots, "organiser_09_statistics_public")
     finally:
         public.close()
