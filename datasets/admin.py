@@ -22,6 +22,24 @@ class DatasetFileInline(ScopedInlineMixin, admin.TabularInline):
     verbose_name_plural = "Stored files (tick Delete to remove one)"
 
 
+def store_uploads(model_admin, request, dataset: Dataset, checked, *, via: str) -> None:
+    """Store the files a form checked (DatasetUploadForm) and say what was stored, and
+    what replaced targets do to published results."""
+    changed = save_files(dataset, checked, now=timezone.now(), user=request.user, via=via)
+    if changed:
+        names = ", ".join(c.filename for c in changed)
+        model_admin.message_user(request, f"Stored {names}.", messages.SUCCESS)
+    dataset.challenge.refresh_from_db(fields=["results_published"])
+    if dataset.challenge.results_published and any(c.kind == Kind.TARGETS for c in changed):
+        model_admin.message_user(
+            request,
+            f"The results of “{dataset.challenge}” are published: the scores are computed "
+            "again with the new targets, and the challenge's pages say the results were "
+            "revised today.",
+            messages.WARNING,
+        )
+
+
 @admin.register(Dataset)
 class DatasetAdmin(ChallengeScopedAdmin):
     form = DatasetUploadForm
@@ -74,21 +92,7 @@ class DatasetAdmin(ChallengeScopedAdmin):
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
-        changed = save_files(
-            obj, form.checked_files, now=timezone.now(), user=request.user, via="dataset admin"
-        )
-        if changed:
-            names = ", ".join(c.filename for c in changed)
-            self.message_user(request, f"Stored {names}.", messages.SUCCESS)
-        obj.challenge.refresh_from_db(fields=["results_published"])
-        if obj.challenge.results_published and any(c.kind == Kind.TARGETS for c in changed):
-            self.message_user(
-                request,
-                f"The results of “{obj.challenge}” are published: the scores are computed "
-                "again with the new targets, and the challenge's pages say the results were "
-                "revised today.",
-                messages.WARNING,
-            )
+        store_uploads(self, request, obj, form.checked_files, via="dataset admin")
 
     def save_formset(self, request, form, formset, change):
         if formset.model is not DatasetFile:

@@ -9,7 +9,8 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from challenge_site import policy
-from datasets.forms import DatasetForm
+from datasets.admin import store_uploads
+from datasets.forms import DatasetUploadForm
 from datasets.models import Dataset
 
 from .admin_opening import OpeningAdminMixin
@@ -54,7 +55,7 @@ class ChallengeEventAdmin(ChallengeScopedAdmin):
 class DatasetInline(ScopedInlineMixin, admin.TabularInline):
     parent_challenge_path = "pk"
     model = Dataset
-    form = DatasetForm
+    form = DatasetUploadForm
     extra = 0
     fields = (
         "name",
@@ -62,6 +63,7 @@ class DatasetInline(ScopedInlineMixin, admin.TabularInline):
         "position",
         "log_base",
         "ranking_loss",
+        "upload",
         "input_dim",
         "n_train",
         "n_val",
@@ -70,7 +72,8 @@ class DatasetInline(ScopedInlineMixin, admin.TabularInline):
     readonly_fields = ("input_dim", "n_train", "n_val", "n_test")
     show_change_link = True
     verbose_name_plural = (
-        "Datasets (the options of a regression dataset and the files: on its own page, “Change”)"
+        "Datasets (files: upload here or on its own page, “Change”, which also holds the "
+        "options of a regression dataset)"
     )
 
 
@@ -169,6 +172,16 @@ class ChallengeAdmin(OpeningAdminMixin, ChallengeScopedAdmin):
         if obj is None and self.has_add_permission(request):
             return True  # the list (of none yet) leads to "Add challenge"
         return super().has_view_permission(request, obj)
+
+    def save_formset(self, request, form, formset, change):
+        super().save_formset(request, form, formset, change)
+        if formset.model is Dataset:  # the files uploaded on the challenge's page
+            for dataset_form in formset.forms:
+                checked = getattr(dataset_form, "checked_files", None)
+                if checked and dataset_form.instance.pk:
+                    store_uploads(
+                        self, request, dataset_form.instance, checked, via="challenge admin"
+                    )
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)

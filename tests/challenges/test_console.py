@@ -229,3 +229,36 @@ def test_the_dataset_page_shows_the_options_of_its_task_and_log_bases_as_written
     for bad in ("1", "0", "-2", "nats", "inf", "nan"):
         with pytest.raises(Exception, match="Enter e, 2, 10"):
             field.clean(bad)
+
+
+@time_machine.travel(SETUP, tick=False)
+def test_dataset_files_are_uploaded_from_the_challenge_page(db):
+    """A new challenge, its dataset and the dataset's six files in one form; the files
+    are checked as on the dataset's page (a bad one stops the whole form)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    founder = make_user("founder", is_superuser=True)
+    client = _client(founder)
+    files = dataset_files("gaze", task="regression")
+
+    def uploads(named):
+        return [SimpleUploadedFile(name, data, "text/plain") for name, data in named.items()]
+
+    bad = {**files, "gaze_val_targets.txt": b"1\nabc\n"}
+    response = client.post(
+        reverse("admin:challenges_challenge_add"),
+        _challenge_form(**{"datasets-0-upload": uploads(bad)}),
+    )
+    assert response.status_code == 200
+    assert "gaze_val_targets.txt:2" in response.content.decode()
+    assert not Challenge.objects.exists()
+
+    response = client.post(
+        reverse("admin:challenges_challenge_add"),
+        _challenge_form(**{"datasets-0-upload": uploads(files)}),
+        follow=True,
+    )
+    assert "Stored gaze_" in response.content.decode()
+    dataset = Dataset.objects.get(challenge__slug="new")
+    assert dataset.files.count() == 6 and dataset.n_test == 5
+    assert missing_for_opening(dataset.challenge, now=SETUP) == []
