@@ -92,9 +92,26 @@ def previewing(user, challenge: Challenge | int | None) -> bool:
     return pk is not None and pk in getattr(user, "participant_preview", ())
 
 
+def manages(user, challenge: Challenge | int | None) -> bool:
+    """Whether ``user`` runs ``challenge`` in the admin (its console, moderation,
+    approvals, exports): an organiser of it, or a superuser, previewing or not (looking at
+    the site as a participant does not take the console away)."""
+    if is_superuser(user):
+        return True
+    if challenge is None:
+        return False
+    return (challenge if isinstance(challenge, int) else challenge.pk) in organised_ids(user)
+
+
 def may_preview(user, challenge: Challenge) -> bool:
     """Organisers of ``challenge`` may switch between their view and a participant's."""
-    return is_superuser(user) or challenge.pk in organised_ids(user)
+    return manages(user, challenge)
+
+
+def may_delete_dataset(user, challenge: Challenge) -> bool:
+    """Deleting a dataset deletes every entry and score of it: superusers; and organisers
+    while the challenge is a draft (nobody has its data yet)."""
+    return is_superuser(user) or (challenge.is_draft and manages(user, challenge))
 
 
 def is_organiser(user, challenge: Challenge | int | None) -> bool:
@@ -119,6 +136,14 @@ def organises_any(user) -> bool:
 def in_console(user) -> bool:
     """Staff status: the door to the admin (organising a challenge gives the rights there)."""
     return bool(user.is_authenticated and user.is_active and user.is_staff)
+
+
+def admit_to_console(user) -> None:
+    """Give ``user`` the staff status that opens the admin (a new co-organiser): what
+    they may see there comes from the challenges they organise, not from the status."""
+    if not user.is_staff:
+        user.is_staff = True
+        user.save(update_fields=["is_staff"])
 
 
 def may_start_challenges(user) -> bool:

@@ -84,11 +84,9 @@ class DatasetAdmin(ChallengeScopedAdmin):
         return fieldsets
 
     def has_delete_permission(self, request, obj=None):
-        """Superusers; and organisers while their challenge is a draft (nobody has its
-        data yet)."""
         if policy.is_superuser(request.user):
             return True
-        return obj is not None and obj.challenge.is_draft and self.organises(request, obj)
+        return obj is not None and policy.may_delete_dataset(request.user, obj.challenge)
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)

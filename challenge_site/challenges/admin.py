@@ -1,7 +1,9 @@
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import unquote
+from django.contrib.auth.models import Group, User
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Q
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -13,6 +15,7 @@ from datasets.admin import store_uploads
 from datasets.forms import DatasetUploadForm
 from datasets.models import Dataset
 
+from .admin_console import ChallengeForm, console_links
 from .admin_opening import OpeningAdminMixin
 from .admin_scope import ChallengeScopedAdmin, OrganisedChallengeFilter, ScopedInlineMixin
 from .models import Challenge, ChallengeEvent, format_utc, publication_refusal
@@ -71,33 +74,15 @@ class DatasetInline(ScopedInlineMixin, admin.TabularInline):
     )
     readonly_fields = ("input_dim", "n_train", "n_val", "n_test")
     show_change_link = True
+
+    def has_delete_permission(self, request, obj=None):
+        """Deleting a dataset deletes its entries and scores: see policy.may_delete_dataset."""
+        return obj is not None and policy.may_delete_dataset(request.user, obj)
+
     verbose_name_plural = (
         "Datasets (files: upload here or on its own page, “Change”, which also holds the "
         "options of a regression dataset)"
     )
-
-
-def console_links(challenge: Challenge, site: str) -> list[tuple[str, str]]:
-    """(URL, label) of the pages that run ``challenge``: its entries, participants, news,
-    statistics, exports and its page on the site."""
-    from challenge_site.submissions.bulk import export_links
-
-    def admin_list(model: str, query: str = "") -> str:
-        return reverse(f"admin:{model}_changelist", current_app=site) + query
-
-    mine = f"?challenge={challenge.pk}"
-    return [
-        (admin_list("submissions_submission", mine), "Submissions"),
-        (admin_list("challenges_participant", mine), "Participants"),
-        (admin_list("announcements_announcement", mine), "Announcements"),
-        (
-            reverse("admin:announcements_announcement_add", current_app=site) + mine,
-            "Post news",
-        ),
-        (reverse("challenge_statistics", args=[challenge.slug]), "Statistics"),
-        *((url, label) for label, url in export_links(challenge)),
-        (reverse("challenge_detail", args=[challenge.slug]), "Its pages on the site"),
-    ]
 
 
 @admin.register(Challenge)
@@ -107,6 +92,7 @@ class ChallengeAdmin(OpeningAdminMixin, ChallengeScopedAdmin):
     and becomes its organiser."""
 
     challenge_path = "pk"
+    form = ChallengeForm
     list_display = (
         "title",
         "slug",
@@ -126,7 +112,7 @@ class ChallengeAdmin(OpeningAdminMixin, ChallengeScopedAdmin):
     filter_horizontal = ("organisers", "organiser_groups")
     fieldsets = [
         (None, {"fields": ("slug", "title", "state", "console", "description", "rules")}),
-        ("Organisers", {"fields": ("organisers", "organiser_groups")}),
+        ("Organisers", {"fields": ("organisers", "add_organisers", "organiser_groups")}),
         (
             "Registration",
             {"fields": ("require_rules_acceptance", "require_approval")},
@@ -183,10 +169,31 @@ class ChallengeAdmin(OpeningAdminMixin, ChallengeScopedAdmin):
                         self, request, dataset_form.instance, checked, via="challenge admin"
                     )
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        request.console_challenge = obj  # for the organisers' choices below
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        """An organiser chooses among the challenge's organisers and groups and their own
+        (others are added by user name), never among every account and group of the site."""
+        if db_field.name in ("organisers", "organiser_groups") and not policy.is_superuser(
+            request.user
+        ):
+            challenge = getattr(request, "console_challenge", None)
+            mine = Q(organised_challenges=challenge) if challenge is not None else Q(pk__in=[])
+            if db_field.name == "organisers":
+                kwargs["queryset"] = User.objects.filter(mine | Q(pk=request.user.pk)).distinct()
+            else:
+                kwargs["queryset"] = Group.objects.filter(mine | Q(user=request.user)).distinct()
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         if not change:  # whoever starts a challenge organises it
             form.instance.organisers.add(request.user)
+        for user in form.cleaned_data.get("add_organisers") or []:
+            policy.admit_to_console(user)
+            form.instance.organisers.add(user)
 
     @admin.display(description="Results")
     def publication(self, challenge):

@@ -42,7 +42,7 @@ class ChallengeScopedAdmin(admin.ModelAdmin):
         """The user organises ``obj``'s challenge (or, with no ``obj``, some challenge)."""
         if obj is None:
             return policy.organises_any(request.user)
-        return policy.is_organiser(request.user, self.challenge_of(obj))
+        return policy.manages(request.user, self.challenge_of(obj))
 
     def has_module_permission(self, request):
         return policy.in_console(request.user) and policy.organises_any(request.user)
@@ -97,7 +97,7 @@ class ScopedInlineMixin:
         if self.parent_challenge_path != "pk":
             for part in self.parent_challenge_path.split("__"):
                 challenge = getattr(challenge, part, None)
-        return policy.in_console(request.user) and policy.is_organiser(request.user, challenge)
+        return policy.in_console(request.user) and policy.manages(request.user, challenge)
 
     def has_view_permission(self, request, obj=None):
         return self._organises_parent(request, obj)

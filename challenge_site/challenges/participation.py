@@ -86,7 +86,7 @@ def _organised_by(participants: QuerySet[Participant], user) -> QuerySet[Partici
     pks = [
         pk
         for pk, challenge_id in participants.values_list("pk", "challenge_id")
-        if policy.is_organiser(user, challenge_id)
+        if policy.manages(user, challenge_id)
     ]
     return Participant.objects.filter(pk__in=pks)
 

@@ -67,7 +67,7 @@ def _check_organiser(submissions: list[Submission], *, user) -> None:
     """Only organisers of each entry's challenge moderate it (the admin's lists show them
     nothing else; this is the same rule, asked again where the change is made)."""
     for submission in submissions:
-        if not policy.is_organiser(user, submission.dataset.challenge_id):
+        if not policy.manages(user, submission.dataset.challenge_id):
             raise PermissionDenied(f"{user} does not organise the challenge of #{submission.pk}.")
 
 

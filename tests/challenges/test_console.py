@@ -262,3 +262,24 @@ def test_dataset_files_are_uploaded_from_the_challenge_page(db):
     dataset = Dataset.objects.get(challenge__slug="new")
     assert dataset.files.count() == 6 and dataset.n_test == 5
     assert missing_for_opening(dataset.challenge, now=SETUP) == []
+
+
+def test_co_organisers_are_added_by_their_exact_user_names(two):
+    """The organisers field lists only the challenge's own organisers (and the user): no
+    account of the site is named; others are added by exact user name, and get the
+    staff status that opens the console."""
+    mine = two["mine"]
+    colleague = make_user("colleague")
+    client = _client(two["me"])
+    url = reverse("admin:challenges_challenge_change", args=[mine.pk])
+    page = client.get(url).content.decode()
+    assert ">colleague<" not in page and ">them<" not in page
+    form = _challenge_form(slug="mine", title="Mine", **{"datasets-TOTAL_FORMS": "0"})
+    form["organisers"] = [two["me"].pk]
+    response = client.post(url, {**form, "add_organisers": "colleague nobody"})
+    assert "No active account named nobody." in response.content.decode()
+    response = client.post(url, {**form, "add_organisers": "colleague"})
+    assert response.status_code == 302, response.content.decode()
+    colleague.refresh_from_db()
+    assert colleague.is_staff and set(mine.organisers.all()) == {two["me"], colleague}
+    assert _client(colleague).get(url).status_code == 200
