@@ -362,6 +362,15 @@ def listed_scores(scores: QuerySet[Score]) -> QuerySet[Score]:
     return scores.filter(submission__status=Status.SCORED, submission__moderation=Moderation.NONE)
 
 
+def page_public_scores(scores: QuerySet[Score]) -> QuerySet[Score]:
+    """Score rows everyone may read once their split is public: those of listed entries
+    and of disqualified ones (shown on their own pages, not ranked)."""
+    return scores.filter(
+        submission__status=Status.SCORED,
+        submission__moderation__in=[Moderation.NONE, Moderation.DISQUALIFIED],
+    )
+
+
 def visible_submissions(*, user, now: datetime) -> QuerySet[Submission]:
     """Submissions whose page ``user`` may open: listed ones of open challenges, their
     own, and every one for organisers."""

@@ -63,12 +63,13 @@ class Exposure:
 
 
 def exposure(challenge: Challenge, *, now: datetime) -> Exposure:
-    """Per dataset: the listed test entries and their scores that the results show, and
-    the files participants may download once published (at a moment after the deadline)."""
+    """Per dataset: the test entries and their scores that publication shows (on the
+    leaderboards, and on disqualified entries' own pages), and the files participants may
+    download once published (at a moment after the deadline)."""
     hidden = policy.HIDDEN_UNTIL_PUBLICATION
     counts = {
         row["dataset"]: row
-        for row in policy.listed_scores(
+        for row in policy.page_public_scores(
             Score.objects.filter(dataset__challenge=challenge, split=hidden)
         )
         .values("dataset")

@@ -399,3 +399,21 @@ def test_the_plot_does_not_count_moderated_entries_as_left_out(gaze, ada, organi
     assert (
         plots.left_out_count(gaze, split="val", ranking="nlpd", point="nmse", baseline_id=None) == 0
     )
+
+
+def test_publication_counts_the_test_scores_of_disqualified_entries_not_hidden_ones(
+    gaze, ada, organiser
+):
+    """Publishing shows a disqualified entry's test scores on its own page, not a hidden
+    one's: the confirmation page counts exactly those."""
+    from challenge_site.challenges.publication import exposure
+
+    kept = add_entry(gaze, user=ada, created=at(0), val=reg(1, 1), test=reg(1, 1))
+    out = add_entry(gaze, user=ada, created=at(1), val=reg(1, 1), test=reg(1, 1))
+    hidden = add_entry(gaze, user=ada, created=at(2), val=reg(1, 1), test=reg(1, 1))
+    moderation.disqualify(submissions=_one(out), reason="Leak.", user=organiser, now=AFTER)
+    moderation.hide(submissions=_one(hidden), reason="Dup.", user=organiser, now=AFTER)
+    per_dataset = exposure(gaze.challenge, now=AFTER).datasets[0]
+    scores_per_entry = kept.scores.filter(split="test").count()
+    assert per_dataset.test_entries == 2
+    assert per_dataset.test_scores == 2 * scores_per_entry
