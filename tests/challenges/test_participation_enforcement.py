@@ -306,3 +306,33 @@ def test_api_unknown_challenge_is_still_400(gaze, ada):
     response = _api_post(_api(ada), challenge="nope")
     assert response.status_code == 400
     assert response.json() == {"challenge": ["no challenge 'nope'"]}
+
+
+@pytest.mark.django_db
+def test_pages_show_what_is_missing_instead_of_buttons_that_would_be_refused():
+    """With rules to accept, a participant who has not accepted them sees why, and the
+    way to the join page, where the Submit and Download buttons would be; once accepted,
+    the buttons."""
+    from challenge_site.challenges.participation import join
+
+    challenge = make_challenge(require_rules_acceptance=True)
+    make_dataset(challenge, "gaze")
+    ann = make_user("ann")
+    with time_machine.travel(VALIDATION, tick=False):
+        client = Client()
+        client.force_login(ann)
+        for url in (
+            reverse("challenge_detail", args=["demo"]),
+            reverse("dataset_detail", args=["demo", "gaze"]),
+        ):
+            page = client.get(url).content.decode()
+            assert "Accept the rules of Demo challenge first." in page, url
+            assert "/challenges/demo/join/?next=" in page
+            assert "Submit predictions" not in page and "Download gaze.zip" not in page
+        join(challenge=challenge, user=ann, accept_rules=True, now=VALIDATION)
+        assert (
+            "Submit predictions"
+            in client.get(reverse("challenge_detail", args=["demo"])).content.decode()
+        )
+        page = client.get(reverse("dataset_detail", args=["demo", "gaze"])).content.decode()
+        assert "Download gaze.zip" in page and "participation-needed" not in page
