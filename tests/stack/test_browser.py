@@ -60,7 +60,10 @@ def context(browser, stack):
 
 
 def shoot(page, screenshots, name: str) -> None:
-    """A full-page PNG once every image, lazy ones below the fold included, has loaded."""
+    """A full-page PNG once every image, lazy ones below the fold included, has loaded
+    (after the navigation a click may have started: its document must have a body)."""
+    page.wait_for_load_state("load")
+    page.wait_for_function("() => document.body !== null")
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     page.wait_for_function("() => Array.from(document.images).every(i => i.complete)")
     page.evaluate("window.scrollTo(0, 0)")
@@ -310,6 +313,7 @@ def test_organiser_runs_a_challenge_from_a_new_draft_to_published_results(
     # Everything exported, from the links of the challenge's admin page.
     page.goto("/admin/challenges/challenge/")
     page.get_by_role("link", name="Waves", exact=True).click()
+    page.wait_for_url("**/change/")
     shoot(page, screenshots, "organiser_03f_console_links")
     with page.expect_download() as download_info:
         page.get_by_role("link", name="All submissions (zip)").click()
