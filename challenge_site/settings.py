@@ -448,6 +448,8 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Deletes zips of invalid submissions older than SUBMISSION_INVALID_ZIP_RETENTION_DAYS.
     "purge-invalid-zips": {"task": "submissions.purge_invalid_zips", "schedule": 3600.0},
+    # Sends the runs of bootstrap intervals that were asked for and never made it.
+    "sweep-intervals": {"task": "leaderboard.sweep_intervals", "schedule": 300.0},
 }
 
 # --- Logging ------------------------------------------------------------------

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .decomposition import corp, isotonic, pit_uniformity_test, recalibration
 from .distributions import gaussian_stats
 from .errors import Problem, Problems, ScoringError
 from .losses import Context, compute_scores, compute_terms
@@ -36,11 +37,27 @@ class Evaluation:
     context: Context = field(repr=False)
 
     def plot_data(self) -> dict:
-        """Reliability bins (classification) or PIT histogram and coverage (regression)."""
+        """What the site draws and explains, JSON-ready but for non-finite floats.
+
+        Classification: ``reliability`` (binned reliability diagram), ``decomposition``
+        (:func:`scoring.decomposition.corp`: brier and nlp, nlp in the options' log base,
+        each ``{"score", "mcb", "dsc", "unc"}``; MCB is +inf where nlp is) and
+        ``recalibration`` (:func:`scoring.decomposition.recalibration`: the PAV curve and
+        a 20-bin histogram of p). A non-probabilistic file (every p 0 or 1) is decomposed
+        too: the decomposition is defined, though its brier and nlp are n/a.
+        Regression: ``pit`` (histogram and coverage of central intervals) and
+        ``calibration_test`` (:func:`scoring.decomposition.pit_uniformity_test`).
+        """
         ctx = self.context
         if self.task == Task.CLASSIFICATION:
-            return {"reliability": reliability(ctx.p, ctx.targets)}
-        return {"pit": pit_summary(ctx.rows.stats.pit)}
+            fit = isotonic(ctx.p, (ctx.targets == 1).astype(np.float64))
+            return {
+                "reliability": reliability(ctx.p, ctx.targets),
+                "decomposition": corp(ctx.p, ctx.targets, log_base=ctx.options.log_base, fit=fit),
+                "recalibration": recalibration(ctx.p, ctx.targets, fit=fit),
+            }
+        pit = ctx.rows.stats.pit
+        return {"pit": pit_summary(pit), "calibration_test": pit_uniformity_test(pit)}
 
     def terms(self) -> dict[str, np.ndarray | None]:
         """Per-example terms from the statistics already held (no file is read again).

@@ -6,7 +6,8 @@ import numpy as np
 
 RELIABILITY_BINS = 10
 PIT_BINS = 10
-COVERAGE_LEVELS = (0.5, 0.8, 0.95)
+# Central intervals whose coverage is reported: 10 %, 20 %, …, 90 % and 95 %.
+COVERAGE_LEVELS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)
 
 
 def reliability(p, t, *, n_bins: int = RELIABILITY_BINS) -> list[dict]:
@@ -42,7 +43,8 @@ def pit_summary(pit, *, n_bins: int = PIT_BINS) -> dict:
 
     A calibrated forecaster's PIT values are uniform; the central c-interval
     [F⁻¹((1−c)/2), F⁻¹((1+c)/2)] holds the target exactly when the PIT lies in
-    [(1−c)/2, (1+c)/2].
+    [(1−c)/2, (1+c)/2]. ``coverage`` is keyed by the level in per cent ("10", …, "95"),
+    one per :data:`COVERAGE_LEVELS`.
     """
     pit = np.asarray(pit, dtype=np.float64)
     counts, _ = np.histogram(pit, bins=n_bins, range=(0.0, 1.0))

@@ -71,6 +71,8 @@ def api_leaderboard(request, slug, name):
             "page": number,
             "next": link(number + 1) if page.has_next else None,
             "previous": link(number - 1) if page.has_previous else None,
-            "results": [json_row(row, url=submission_url(row.entry.pk)) for row in page.rows],
+            "results": [
+                json_row(board, row, url=submission_url(row.entry.pk)) for row in page.rows
+            ],
         }
     )

@@ -27,6 +27,43 @@ def csv_text(text: str) -> str:
     return f"'{text}" if text.startswith(FORMULA_STARTS) else text
 
 
+def _interval_losses(board: Board) -> list[str]:
+    """The board's losses that get bootstrap intervals (not lift, not ece)."""
+    return [loss.name for loss in board.losses if loss.terms is not None]
+
+
+def _pair(pair, number) -> list:
+    return [None, None] if pair is None else [number(pair[0]), number(pair[1])]
+
+
+def interval_header(board: Board) -> list[str]:
+    header = []
+    for name in _interval_losses(board):
+        header += [f"{name}_lower", f"{name}_upper"]
+        header += [f"{name}_vs_leader_lower", f"{name}_vs_leader_upper"]
+        header += [f"{name}_vs_baseline_lower", f"{name}_vs_baseline_upper"]
+        header.append(f"{name}_indistinguishable_from_leader")
+    return [*header, "rank_interval_lower", "rank_interval_upper"]
+
+
+def interval_fields(board: Board, row: Row) -> list[str]:
+    """The bootstrap columns: empty where there is no interval (or not yet)."""
+
+    def number(value):
+        return csv_number(value) if value is not None else ""
+
+    fields = []
+    for name in _interval_losses(board):
+        interval = row.interval(name)
+        for pair in ("own", "vs_leader", "vs_baseline"):
+            fields += _pair(interval and getattr(interval, pair), number)
+        tied = interval and interval.tied_with_leader
+        fields.append("" if tied is None else ("yes" if tied else "no"))
+    fields = ["" if value is None else value for value in fields]
+    rank = row.rank_interval
+    return fields + (["", ""] if rank is None else [str(rank[0]), str(rank[1])])
+
+
 def csv_header(board: Board) -> list[str]:
     header = ["rank", "submission", "url", "mark", "method", "authors", "participant"]
     header += ["created", "baseline", "non_probabilistic"]
@@ -35,10 +72,10 @@ def csv_header(board: Board) -> list[str]:
     if ranking is not None:
         unit = gain_unit(board.dataset).replace(" ", "_")
         header.append(f"{ranking.name}_gain_over_baseline_{unit}")
-    return header
+    return header + interval_header(board)
 
 
-def csv_row(row: Row, *, url: str, with_gain: bool) -> list[str]:
+def csv_row(board: Board, row: Row, *, url: str, with_gain: bool) -> list[str]:
     entry = row.entry
     fields = [
         "" if row.rank is None else str(row.rank),
@@ -55,7 +92,7 @@ def csv_row(row: Row, *, url: str, with_gain: bool) -> list[str]:
     fields += [csv_number(cell.value) if cell.computed else "" for cell in row.cells]
     if with_gain:
         fields.append(csv_number(row.gain))
-    return fields
+    return fields + interval_fields(board, row)
 
 
 class _Echo:
@@ -69,10 +106,35 @@ def csv_lines(board: Board, rows: Iterable[Row], *, url_for) -> Iterator[str]:
     yield writer.writerow(csv_header(board))
     with_gain = ranking_loss(board.dataset) is not None
     for row in rows:
-        yield writer.writerow(csv_row(row, url=url_for(row.entry.pk), with_gain=with_gain))
+        yield writer.writerow(csv_row(board, row, url=url_for(row.entry.pk), with_gain=with_gain))
 
 
-def json_row(row: Row, *, url: str) -> dict:
+def json_intervals(board: Board, row: Row) -> dict:
+    """The bootstrap fields of an API row (scoring.md §5): per loss with intervals,
+    [lower, upper] or null (no interval, or still being computed); bounds as scores are
+    (infinity as "inf")."""
+
+    def by_loss(pick):
+        out = {}
+        for name in _interval_losses(board):
+            interval = row.interval(name)
+            value = interval and pick(interval)
+            out[name] = None if value is None else _pair(value, json_value)
+        return out
+
+    return {
+        "intervals": by_loss(lambda interval: interval.own),
+        "vs_leader": by_loss(lambda interval: interval.vs_leader),
+        "vs_baseline": by_loss(lambda interval: interval.vs_baseline),
+        "indistinguishable_from_leader": {
+            name: (interval := row.interval(name)) and interval.tied_with_leader
+            for name in _interval_losses(board)
+        },
+        "rank_interval": None if row.rank_interval is None else list(row.rank_interval),
+    }
+
+
+def json_row(board: Board, row: Row, *, url: str) -> dict:
     """One API row; infinity as the string "inf", n/a (or not computed) as null."""
     entry = row.entry
     return {
@@ -88,4 +150,5 @@ def json_row(row: Row, *, url: str) -> dict:
         "non_probabilistic": row.non_probabilistic,
         "information_gain": json_value(row.gain),
         "url": url,
+        **json_intervals(board, row),
     }

@@ -57,6 +57,51 @@ class Board:
         return [loss.name for loss in self.losses if loss.probabilistic and loss != self.sort]
 
 
+# The bootstrap fields of a Score row (intervals.py writes them), in this order.
+INTERVAL_FIELDS = (
+    "lower",
+    "upper",
+    "leader_lower",
+    "leader_upper",
+    "baseline_lower",
+    "baseline_upper",
+    "tied_with_leader",
+    "rank_lower",
+    "rank_upper",
+)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """How sure one score is (scoring.md §5); None where not (yet) computed."""
+
+    lower: float | None
+    upper: float | None
+    leader_lower: float | None
+    leader_upper: float | None
+    baseline_lower: float | None
+    baseline_upper: float | None
+    tied_with_leader: bool | None
+    rank_lower: int | None
+    rank_upper: int | None
+
+    @property
+    def own(self) -> tuple[float, float] | None:
+        return None if self.lower is None else (self.lower, self.upper)
+
+    @property
+    def vs_leader(self) -> tuple[float, float] | None:
+        return None if self.leader_lower is None else (self.leader_lower, self.leader_upper)
+
+    @property
+    def vs_baseline(self) -> tuple[float, float] | None:
+        return None if self.baseline_lower is None else (self.baseline_lower, self.baseline_upper)
+
+    @property
+    def rank(self) -> tuple[int, int] | None:
+        return None if self.rank_lower is None else (self.rank_lower, self.rank_upper)
+
+
 @dataclass(frozen=True)
 class Entry:
     """One submission of a page with its scores on the board's split."""
@@ -70,6 +115,7 @@ class Entry:
     participant: str  # policy.participant_label
     values: dict[str, float | None]  # n/a as None
     computed: dict[str, bool]  # False: no Score row (a loss registered after scoring)
+    intervals: dict[str, Interval | None]  # None: no interval (n/a, lift, ece, computing)
 
     @property
     def mark_label(self) -> str:
@@ -158,7 +204,7 @@ def pivot(board: Board, ids: Sequence[int]) -> list[Entry]:
         relations[f"s{i}"] = FilteredRelation(
             "scores", condition=Q(scores__split=board.split, scores__loss=loss.name)
         )
-        columns += [f"s{i}__value", f"s{i}__id"]
+        columns += [f"s{i}__value", f"s{i}__id", *(f"s{i}__{name}" for name in INTERVAL_FIELDS)]
     rows = (
         Submission.objects.filter(pk__in=list(ids))
         .annotate(**relations)
@@ -167,7 +213,9 @@ def pivot(board: Board, ids: Sequence[int]) -> list[Entry]:
     )
     names = [loss.name for loss in board.losses]
     by_id = {}
+    width = 2 + len(INTERVAL_FIELDS)
     for pk, method, authors, created, mark, is_baseline, username, display, *scores in rows:
+        per_loss = [scores[i : i + width] for i in range(0, len(scores), width)]
         by_id[pk] = Entry(
             pk,
             method,
@@ -176,8 +224,12 @@ def pivot(board: Board, ids: Sequence[int]) -> list[Entry]:
             mark,
             is_baseline,
             participant_label(is_baseline=is_baseline, username=username, display_name=display),
-            dict(zip(names, scores[0::2], strict=True)),
-            {name: row is not None for name, row in zip(names, scores[1::2], strict=True)},
+            {name: loss[0] for name, loss in zip(names, per_loss, strict=True)},
+            {name: loss[1] is not None for name, loss in zip(names, per_loss, strict=True)},
+            {
+                name: None if all(v is None for v in loss[2:]) else Interval(*loss[2:])
+                for name, loss in zip(names, per_loss, strict=True)
+            },
         )
     return [by_id[pk] for pk in ids if pk in by_id]
 

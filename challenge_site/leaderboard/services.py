@@ -13,7 +13,7 @@ import scoring
 from datasets.models import Dataset, Split
 
 from . import queries
-from .queries import Board, Entry
+from .queries import Board, Entry, Interval
 
 PAGE_SIZE = 50
 PAGE_NUMBER = re.compile(r"[1-9][0-9]{0,8}")  # ASCII digits; offsets stay within 64 bits
@@ -93,6 +93,7 @@ class Cell:
     loss: scoring.Loss
     value: float | None
     computed: bool  # False: the loss was registered after this entry was scored
+    interval: Interval | None = None  # how sure the value is; None: none (yet)
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,7 @@ class Row:
     cells: list[Cell]
     non_probabilistic: bool
     gain: float | None  # the baseline's ranking loss minus this entry's
+    rank_interval: tuple[int, int] | None = None  # best-per-participant view only
 
     @property
     def is_baseline(self) -> bool:
@@ -113,6 +115,9 @@ class Row:
 
     def value(self, loss_name: str) -> float | None:
         return next((cell.value for cell in self.cells if cell.loss.name == loss_name), None)
+
+    def interval(self, loss_name: str) -> Interval | None:
+        return next((cell.interval for cell in self.cells if cell.loss.name == loss_name), None)
 
 
 def gain_unit(dataset: Dataset) -> str:
@@ -166,16 +171,24 @@ def make_rows(
     rows = []
     for position, entry in enumerate(entries, start=first_rank):
         values, computed = entry.values, entry.computed
+        sort_interval = entry.intervals[board.sort.name]
         rows.append(
             Row(
                 rank=None if values[board.sort.name] is None else position,
                 entry=entry,
-                cells=[Cell(loss, values[loss.name], computed[loss.name]) for loss in board.losses],
+                cells=[
+                    Cell(loss, values[loss.name], computed[loss.name], entry.intervals[loss.name])
+                    for loss in board.losses
+                ],
                 non_probabilistic=bool(probabilistic)
                 and all(values[name] is None for name in probabilistic),
                 gain=None
                 if ranking is None
                 else information_gain(baseline=baseline, value=values[ranking.name]),
+                # Ranks are resampled among each participant's best entry only.
+                rank_interval=sort_interval.rank
+                if board.best and sort_interval is not None and not entry.is_baseline
+                else None,
             )
         )
     return rows

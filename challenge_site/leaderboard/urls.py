@@ -20,5 +20,6 @@ urlpatterns = [
     path(f"{BOARD}/", views.leaderboard, name="leaderboard"),
     path(f"{BOARD}.csv", views.leaderboard_csv, name="leaderboard_csv"),
     path(f"{BOARD}/plot.svg", views.leaderboard_plot, name="leaderboard_plot"),
+    path(f"{BOARD}/forest.svg", views.leaderboard_forest, name="leaderboard_forest"),
     path(f"api/v1/{BOARD}/", api.api_leaderboard, name="api_leaderboard"),
 ]

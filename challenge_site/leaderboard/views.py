@@ -13,11 +13,13 @@ from challenge_site.challenges.models import Challenge
 from challenge_site.challenges.services import current_phase
 from challenge_site.challenges.tabs import tabs_for
 from datasets.models import Dataset, Split
+from scoring.bootstrap import RESAMPLES
 
-from . import plots, services, statistics
-from .display import display_rows
+from . import forest, plots, services, statistics
+from .display import display_rows, interval_summary
 from .exports import csv_lines
 from .queries import Board
+from .separation import separation
 
 
 def board_url(board: Board, name: str = "leaderboard", **changes) -> str:
@@ -130,10 +132,16 @@ def leaderboard(request, slug, name):
                 baseline_id=page.baseline_id,
             ),
         }
+    intervals = interval_summary(page.rows, sort=board.sort)
     context = {
         "board": board,
         "page": page,
-        "rows": display_rows(page.rows, ranking=ranking),
+        "rows": display_rows(page.rows, ranking=ranking, sort=board.sort),
+        "intervals": intervals,
+        "resamples": RESAMPLES,
+        "forest_url": board_url(board, "leaderboard_forest", page=number)
+        if intervals.sort_shown
+        else None,
         "dataset": dataset,
         "challenge": dataset.challenge,
         "columns": _columns(board),
@@ -214,6 +222,43 @@ def leaderboard_plot(request, slug, name):
 
 
 @require_safe
+def leaderboard_forest(request, slug, name):
+    """The 95 % intervals of a leaderboard page's entries under its sort loss, as SVG: the
+    page's rows (same split, sort, view and page), under the page's visibility rules."""
+    now = timezone.now()
+    try:
+        board = _board(request, slug, name, now=now)
+        number = services.parse_page(request.GET.get("page"))
+    except services.BadOptions as error:
+        return _plain(str(error), status=400)
+    if reason := _hidden(request, board, now=now):
+        return _plain(reason, status=403)
+    if board.sort.terms is None:
+        raise Http404(f"{board.sort.name} has no intervals.")
+    page = services.leaderboard_page(board=board, number=number)
+    if number > 1 and not page.rows:
+        raise Http404("No such page.")
+    dataset = board.dataset
+    view = "each participant's best entry" if board.best else "all entries"
+    title = (
+        f"{dataset.name}, {Split(board.split).label.lower()} split, {view}: "
+        f"95 % intervals of {board.sort.name}"
+        + (f", entries {page.first}–{page.last}" if page.rows else "")
+    )
+    data = forest.bars(page.rows, sort=board.sort)
+    key = forest.fingerprint(data, loss=board.sort, title=title)
+    etag = f'"forest-{key}"'
+    response = get_conditional_response(request, etag=etag)
+    if response is None:
+        svg = forest.cached_svg(data, loss=board.sort, title=title, key=key)
+        response = HttpResponse(svg, content_type="image/svg+xml")
+    response["ETag"] = etag
+    # Publication can hide or reveal test scores: never reuse a stored copy unchecked.
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
+
+
+@require_safe
 def results(request, slug):
     """Per dataset, the leading test entries under the ranking loss, once published;
     before that, when the results come (and a preview for staff)."""
@@ -226,7 +271,7 @@ def results(request, slug):
             policy.visible_datasets(user=request.user, now=now).filter(challenge=challenge)
         )
         tables = [
-            result
+            (result, separation(result))
             for dataset in datasets
             if (result := services.dataset_results(dataset=dataset)) is not None
         ]
@@ -239,6 +284,7 @@ def results(request, slug):
         "deadline_passed": now > challenge.deadline,
         "tables": tables,
         "size": services.RESULTS_SIZE,
+        "resamples": RESAMPLES,
         "tabs": tabs_for(
             challenge, active="results", user=request.user, now=now, datasets=datasets
         ),

@@ -20,7 +20,7 @@ from . import services
 from .limits import LimitReached
 from .models import Submission
 from .uploads import limit_upload_size, oversized, too_large_message
-from .visibility import api_scores
+from .visibility import api_decomposition, api_scores
 
 
 class SizeLimitedMultiPartParser(MultiPartParser):
@@ -111,10 +111,13 @@ def api_submission_create(request):
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def api_submission(request, pk):
-    """{"id", "status", "errors", "scores": {split: {loss: value or null}}}; infinity as "inf".
+    """{"id", "status", "errors", "scores": {split: {loss: value or null}},
+    "decomposition": {split: {loss: {"mcb", "dsc", "unc"}}}, …}; infinity as "inf".
 
     The same visibility as the submission's page: errors for its owner and staff only,
-    test scores once results are published (staff: always).
+    test scores (and their decomposition) once results are published (staff: always).
+    ``decomposition``: the CORP decomposition of brier and nlp (classification; {} for
+    regression), for the same splits as ``scores``.
     """
     submission: Submission = get_visible_or_404(
         Submission, user=request.user, now=timezone.now(), pk=pk
@@ -127,6 +130,7 @@ def api_submission(request, pk):
             "errors": submission.errors if private else [],
             "failure": submission.failure if private else "",
             "scores": api_scores(submission, user=request.user),
+            "decomposition": api_decomposition(submission, user=request.user),
             "challenge": submission.dataset.challenge.slug,
             "dataset": submission.dataset.name,
             "method": submission.method,

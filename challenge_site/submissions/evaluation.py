@@ -72,6 +72,8 @@ class SplitOutcome:
     non_probabilistic: bool
     scores: dict[str, float | None]
     plot_data: dict
+    # Per-example terms by key (scoring.compute_terms), stored by services as a file.
+    terms: dict[str, np.ndarray | None] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,7 @@ def _split_outcome(split: Split, filename: str, evaluation: scoring.Evaluation) 
         evaluation.non_probabilistic,
         dict(evaluation.scores),
         _finite_json(evaluation.plot_data()),
+        evaluation.terms(),
     )
 
 

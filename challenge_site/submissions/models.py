@@ -9,13 +9,14 @@ previous scores stay in place until the new ones replace them.
 import secrets
 
 from django.conf import settings
-from django.core.files.storage import Storage, storages
 from django.db import models
 from django.db.models import F, Q
 from django.urls import reverse
 
 from challenge_site.challenges.models import Phase
 from datasets.models import Dataset, Split
+
+from .storage import PRIVATE_STORAGE, PrivateStorage, private_storage  # noqa: F401 - migrations name them here
 
 
 class Status(models.TextChoices):
@@ -61,69 +62,6 @@ class Mark(models.TextChoices):
     BEFORE = "<", "Made before the test phase"
     NONE = "", "Made during the test phase"
     AFTER = ">", "Made after the deadline"
-
-
-class PrivateStorage(Storage):
-    """Every call goes to ``storages["private"]`` as configured at that moment.
-
-    A FileField evaluates its storage callable once, when the model class loads. Returning
-    ``storages["private"]`` itself would build the backend at start-up (before a missing
-    backend package can be reported where it is used) and pin it for good, ignoring later
-    settings such as each test's own folders. This stand-in forwards instead.
-    """
-
-    @staticmethod
-    def target() -> Storage:
-        return storages["private"]
-
-    def open(self, name, mode="rb"):
-        return self.target().open(name, mode)
-
-    def save(self, name, content, max_length=None):
-        return self.target().save(name, content, max_length=max_length)
-
-    def generate_filename(self, filename):
-        return self.target().generate_filename(filename)
-
-    def get_valid_name(self, name):
-        return self.target().get_valid_name(name)
-
-    def get_available_name(self, name, max_length=None):
-        return self.target().get_available_name(name, max_length=max_length)
-
-    def path(self, name):
-        return self.target().path(name)
-
-    def delete(self, name):
-        return self.target().delete(name)
-
-    def exists(self, name):
-        return self.target().exists(name)
-
-    def listdir(self, path):
-        return self.target().listdir(path)
-
-    def size(self, name):
-        return self.target().size(name)
-
-    def url(self, name):
-        return self.target().url(name)
-
-    def get_accessed_time(self, name):
-        return self.target().get_accessed_time(name)
-
-    def get_created_time(self, name):
-        return self.target().get_created_time(name)
-
-    def get_modified_time(self, name):
-        return self.target().get_modified_time(name)
-
-
-PRIVATE_STORAGE = PrivateStorage()
-
-
-def private_storage():
-    return PRIVATE_STORAGE
 
 
 def upload_to(submission, filename):
@@ -272,6 +210,21 @@ class Score(models.Model):
     split = models.CharField(max_length=8, choices=Split)
     loss = models.CharField(max_length=16, help_text="A name from scoring.LOSSES.")
     value = models.FloatField(null=True, blank=True)
+    # How sure the value is (scoring.md §5), written by challenge_site.leaderboard.intervals
+    # after scoring; NULL while being computed, for n/a values, lift and ece, and for
+    # entries not listed. Bounds may be ±inf.
+    lower = models.FloatField(null=True, blank=True, help_text="95 % interval, lower end.")
+    upper = models.FloatField(null=True, blank=True, help_text="95 % interval, upper end.")
+    leader_lower = models.FloatField(null=True, blank=True, help_text="Entry − leader, 95 %.")
+    leader_upper = models.FloatField(null=True, blank=True)
+    baseline_lower = models.FloatField(null=True, blank=True, help_text="Entry − baseline, 95 %.")
+    baseline_upper = models.FloatField(null=True, blank=True)
+    tied_with_leader = models.BooleanField(
+        null=True, blank=True, help_text="Its difference to the leader's interval holds 0."
+    )
+    # Among each participant's best entry under this loss (the baseline not ranked).
+    rank_lower = models.PositiveIntegerField(null=True, blank=True)
+    rank_upper = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -305,6 +258,12 @@ class SplitResult(models.Model):
     rows = models.PositiveIntegerField()
     non_probabilistic = models.BooleanField(default=False)
     plot_data = models.JSONField(default=dict)
+    terms = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="The per-example terms in the private storage (challenge_site."
+        "submissions.terms); empty for a split scored before they were kept.",
+    )
 
     class Meta:
         constraints = [

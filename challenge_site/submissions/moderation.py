@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from challenge_site import policy
+from challenge_site.leaderboard import interval_runs
 
 from . import services
 from .models import (
@@ -141,6 +142,13 @@ def moderate(
             outcome.changed, ["moderation", "moderation_reason", "moderated_at"]
         )
         ModerationEvent.objects.bulk_create(events)
+        # A listed entry came or went: the leaders, and so the intervals, may change.
+        for dataset_id, split in {
+            (submission.dataset_id, split)
+            for submission in outcome.changed
+            for split in submission.splits
+        }:
+            interval_runs.request(dataset_id=dataset_id, split=split)
     return outcome
 
 

@@ -14,6 +14,9 @@ from .models import SplitResult
 
 COLOUR = "#1f5fbf"
 IDEAL = "#5a6273"
+BINNED = "#8a6d1f"
+# The coverages written under the PIT histogram (the panel beside it shows them all).
+SUMMARY_LEVELS = ("50", "80", "95")
 CACHE_SECONDS = 24 * 3600
 
 
@@ -24,27 +27,44 @@ def _svg(figure: Figure) -> str:
     return buffer.getvalue()
 
 
-def reliability_svg(bins: list[dict], *, title: str) -> str:
+def reliability_svg(bins: list[dict], *, title: str, recalibration: dict | None = None) -> str:
     """Observed frequency of class +1 against the mean predicted probability, per bin,
-    with the counts below."""
+    with the counts below.
+
+    With ``recalibration`` (scoring.decomposition.recalibration: results scored since the
+    CORP decomposition), the PAV-recalibrated curve is drawn too, as a step function,
+    and the counts below are its 20-bin histogram of the predictions.
+    """
     figure = Figure(figsize=(5.2, 5.2), layout="constrained")
     top, bottom = figure.subplots(2, 1, height_ratios=[3, 1], sharex=True)
     top.plot([0, 1], [0, 1], linestyle="--", color=IDEAL, linewidth=1, label="calibrated")
     filled = [b for b in bins if b["count"]]
+    binned = {"marker": "o", "color": COLOUR, "label": "predictions"}
+    if recalibration is not None:
+        binned = {"marker": "o", "linestyle": "none", "color": BINNED, "label": "binned"}
     top.plot(
         [b["mean_predicted"] for b in filled],
         [b["observed_frequency"] for b in filled],
-        marker="o",
-        color=COLOUR,
-        label="predictions",
+        **binned,
     )
+    histogram = bins
+    if recalibration is not None:
+        curve = recalibration["curve"]
+        top.plot(
+            [x for x, _ in curve],
+            [y for _, y in curve],
+            color=COLOUR,
+            linewidth=2,
+            label="recalibrated (PAV)",
+        )
+        histogram = recalibration["histogram"]
     top.set(xlim=(0, 1), ylim=(0, 1), ylabel="Observed frequency of +1", title=title)
     top.legend(loc="upper left", frameon=False)
     top.grid(alpha=0.3)
     bottom.bar(
-        [b["lower"] for b in bins],
-        [b["count"] for b in bins],
-        width=[b["upper"] - b["lower"] for b in bins],
+        [b["lower"] for b in histogram],
+        [b["count"] for b in histogram],
+        width=[b["upper"] - b["lower"] for b in histogram],
         align="edge",
         color=COLOUR,
         alpha=0.6,
@@ -54,11 +74,39 @@ def reliability_svg(bins: list[dict], *, title: str) -> str:
     return _svg(figure)
 
 
-def pit_svg(pit: dict, *, title: str) -> str:
+def _coverage_panel(axes, coverage: dict) -> None:
+    """Observed coverage of the central intervals against their nominal level."""
+    levels = [(int(level), value) for level, value in coverage.items() if value is not None]
+    axes.plot([0, 100], [0, 100], linestyle="--", color=IDEAL, linewidth=1, label="calibrated")
+    axes.plot(
+        [level for level, _ in levels],
+        [value * 100 for _, value in levels],
+        marker="o",
+        color=COLOUR,
+        label="observed",
+    )
+    axes.set(
+        xlim=(0, 100),
+        ylim=(0, 100),
+        xlabel="Nominal coverage of the central interval (%)",
+        ylabel="Observed coverage (%)",
+        title="Interval coverage",
+    )
+    axes.set_aspect("equal")
+    axes.legend(loc="upper left", frameon=False)
+    axes.grid(alpha=0.3)
+
+
+def pit_svg(pit: dict, *, title: str, coverage_panel: bool = False) -> str:
     """PIT histogram as a density (1 everywhere for a calibrated forecaster) with the
-    coverage of the central 50/80/95 % intervals."""
-    figure = Figure(figsize=(5.2, 4.2), layout="constrained")
-    axes = figure.subplots()
+    coverage of the central 50/80/95 % intervals; with ``coverage_panel``, beside it the
+    observed coverage of every central interval against its nominal level."""
+    figure = Figure(figsize=(9.6 if coverage_panel else 5.2, 4.2), layout="constrained")
+    if coverage_panel:
+        axes, right = figure.subplots(1, 2, width_ratios=[1.25, 1])
+        _coverage_panel(right, pit["coverage"])
+    else:
+        axes = figure.subplots()
     bins, n = pit["bins"], max(pit["n"], 1)
     widths = [b["upper"] - b["lower"] for b in bins]
     axes.bar(
@@ -72,9 +120,11 @@ def pit_svg(pit: dict, *, title: str) -> str:
     )
     axes.axhline(1, linestyle="--", color=IDEAL, linewidth=1, label="calibrated")
     axes.set(xlim=(0, 1), xlabel="PIT value F(y)", ylabel="Density", title=title)
-    levels = " / ".join(f"{level} %" for level in pit["coverage"])
+    shown = [level for level in SUMMARY_LEVELS if level in pit["coverage"]]
+    levels = " / ".join(f"{level} %" for level in shown)
     observed = " / ".join(
-        "–" if value is None else f"{value * 100:.0f} %" for value in pit["coverage"].values()
+        "–" if pit["coverage"][level] is None else f"{pit['coverage'][level] * 100:.0f} %"
+        for level in shown
     )
     axes.text(
         0.5,
@@ -90,9 +140,13 @@ def pit_svg(pit: dict, *, title: str) -> str:
 
 def render(result: SplitResult, *, dataset_name: str) -> str:
     title = f"{dataset_name}, {result.get_split_display().lower()} split"
-    if "reliability" in result.plot_data:
-        return reliability_svg(result.plot_data["reliability"], title=title)
-    return pit_svg(result.plot_data["pit"], title=title)
+    data = result.plot_data
+    if "reliability" in data:
+        return reliability_svg(
+            data["reliability"], title=title, recalibration=data.get("recalibration")
+        )
+    # Results scored before the calibration test have only the 50/80/95 % coverage.
+    return pit_svg(data["pit"], title=title, coverage_panel="calibration_test" in data)
 
 
 def cached_svg(result: SplitResult, *, dataset_name: str, version: str) -> str:

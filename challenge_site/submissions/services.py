@@ -21,9 +21,10 @@ from challenge_site import policy
 from challenge_site.celery import app as celery_app
 from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.services import current_phase
+from challenge_site.leaderboard import interval_runs as intervals
 from datasets.models import Dataset, Split
 
-from . import evaluation
+from . import evaluation, terms
 from .archive import ArchiveError, Contents, Limits, bounded, inspect, open_zip, verify
 from .limits import check_allowance, check_rejected_today
 from .models import (
@@ -34,9 +35,9 @@ from .models import (
     Status,
     Submission,
     SubmissionQuota,
-    private_storage,
 )
 from .resources import memory_cap
+from .retention import delete_stored_zip, purge_invalid_zips  # noqa: F401 - callers name them here
 
 logger = logging.getLogger(__name__)
 
@@ -293,17 +294,34 @@ def _claim(*, submission_id: int, force: bool, task_id: str, now: datetime | Non
 
 
 def _finish(*, submission_id: int, attempt: int, outcome) -> Submission | None:
-    with transaction.atomic():
-        submission = Submission.objects.select_for_update().get(pk=submission_id)
-        if submission.status != Status.RUNNING or submission.attempts != attempt:
-            logger.info("submission %s: run %s was superseded", submission_id, attempt)
-            return None
-        _write(submission, outcome)
+    """Store the outcome: the terms files first (fresh names), then the rows in one
+    transaction, asking for the intervals of every split whose entries changed."""
+    stored = terms.save_outcome(submission_id=submission_id, outcome=outcome)
+    try:
+        with transaction.atomic():
+            submission = Submission.objects.select_for_update().get(pk=submission_id)
+            if submission.status != Status.RUNNING or submission.attempts != attempt:
+                logger.info("submission %s: run %s was superseded", submission_id, attempt)
+                transaction.on_commit(partial(terms.delete, stored.values()))
+                return None
+            # The replaced SplitResult rows' terms files go on commit (apps.py).
+            _write(submission, outcome, stored=stored)
+    except BaseException:
+        terms.delete(stored.values())
+        raise
     return submission
 
 
-def _write(submission: Submission, outcome) -> None:
-    """Replace scores and split results and set the final status (inside a transaction)."""
+def _write(submission: Submission, outcome, *, stored: dict[str, str] | None = None) -> None:
+    """Replace scores and split results and set the final status (inside a transaction);
+    ``stored`` names the terms files of a scored outcome. The intervals of every split
+    whose scores came or went are asked for again."""
+    stored = stored or {}
+    previous = set(
+        SplitResult.objects.filter(submission=submission).values_list("split", flat=True)
+    )
+    for split in previous | set(stored):
+        intervals.request(dataset_id=submission.dataset_id, split=split)
     Score.objects.filter(submission=submission).delete()
     SplitResult.objects.filter(submission=submission).delete()
     if outcome.status == Status.SCORED:
@@ -326,6 +344,7 @@ def _write(submission: Submission, outcome) -> None:
                 rows=result.rows,
                 non_probabilistic=result.non_probabilistic,
                 plot_data=result.plot_data,
+                terms=stored.get(str(result.split), ""),
             )
             for result in outcome.splits
         )
@@ -389,39 +408,6 @@ def refresh_baseline(*, dataset: Dataset, now: datetime) -> Submission:
     )
     transaction.on_commit(partial(enqueue, baseline.pk, force=True))
     return baseline
-
-
-def purge_invalid_zips(*, now: datetime) -> int:
-    """Delete the zips of submissions found invalid more than
-    SUBMISSION_INVALID_ZIP_RETENTION_DAYS ago (their reports stay); returns how many."""
-    cutoff = now - timedelta(days=settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS)
-    old = Submission.objects.filter(status=Status.INVALID, finished_at__lt=cutoff).exclude(file="")
-    purged = 0
-    for submission_id in old.values_list("pk", flat=True).iterator():
-        with transaction.atomic():
-            submission = (
-                Submission.objects.select_for_update()
-                .filter(pk=submission_id, status=Status.INVALID, finished_at__lt=cutoff)
-                .exclude(file="")
-                .first()
-            )
-            if submission is None:
-                continue  # rescored or deleted meanwhile
-            name = submission.file.name
-            submission.file = ""
-            submission.file_deleted_at = now
-            submission.save(update_fields=["file", "file_deleted_at"])
-            transaction.on_commit(partial(private_storage().delete, name))
-        purged += 1
-    if purged:
-        logger.info("deleted the zips of %s invalid submission(s)", purged)
-    return purged
-
-
-def delete_stored_zip(*, submission: Submission) -> None:
-    """Remove a deleted submission's zip from the private storage once the deletion commits."""
-    if submission.file:
-        transaction.on_commit(partial(private_storage().delete, submission.file.name))
 
 
 def dataset_files_changed(*, dataset: Dataset, now: datetime) -> None:

@@ -38,6 +38,48 @@ class SplitScores:
     def label(self) -> str:
         return self.split.label
 
+    @property
+    def decomposition(self) -> list["Decomposition"]:
+        """The CORP decomposition of the split's brier and nlp (empty for regression, for a
+        non-probabilistic file and for results stored before it was computed)."""
+        result = self.result
+        if result is None or result.non_probabilistic:
+            return []
+        return decomposition_of(result.plot_data) or []
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """S = MCB − DSC + UNC for one loss (spec §6); +inf as math.inf, n/a as None."""
+
+    loss: scoring.Loss
+    score: float | None
+    mcb: float | None
+    dsc: float | None
+    unc: float | None
+
+
+def decomposition_of(plot_data: dict) -> list[Decomposition] | None:
+    """The stored decomposition of a split's plot data, None if it has none.
+
+    Plot data is stored with every non-finite number as None. DSC and UNC are always
+    finite, and MCB (with the score) is infinite only where a true class got probability
+    0: a None MCB beside a finite DSC and UNC is +inf.
+    """
+    stored = plot_data.get("decomposition")
+    if not isinstance(stored, dict):
+        return None
+    rows = []
+    for name, parts in stored.items():
+        if name not in scoring.LOSSES or not isinstance(parts, dict):
+            continue
+        score, mcb, dsc, unc = (parts.get(key) for key in ("score", "mcb", "dsc", "unc"))
+        if mcb is None and dsc is not None and unc is not None:
+            score, mcb = math.inf, math.inf
+        rows.append(Decomposition(scoring.LOSSES[name], score, mcb, dsc, unc))
+    order = list(scoring.LOSSES)  # the registry's order, as in the score table
+    return sorted(rows, key=lambda row: order.index(row.loss.name))
+
 
 def score_table(submission: Submission, *, user) -> list[SplitScores]:
     """One entry per split with predictions; losses in the registry's order.
@@ -79,3 +121,23 @@ def api_scores(submission: Submission, *, user) -> dict:
         for entry in score_table(submission, user=user)
         if entry.visible and entry.result is not None
     }
+
+
+def api_decomposition(submission: Submission, *, user) -> dict:
+    """{split: {loss: {"mcb", "dsc", "unc"}}} for the classification splits whose scores
+    the user may see (the rule of :func:`api_scores`); a loss is null where it is n/a (a
+    non-probabilistic file), a split without a stored decomposition is left out."""
+    out = {}
+    for entry in score_table(submission, user=user):
+        if not (entry.visible and entry.result is not None):
+            continue
+        rows = decomposition_of(entry.result.plot_data)
+        if rows is None:
+            continue
+        out[str(entry.split)] = {
+            row.loss.name: None
+            if entry.result.non_probabilistic
+            else {key: json_value(getattr(row, key)) for key in ("mcb", "dsc", "unc")}
+            for row in rows
+        }
+    return out

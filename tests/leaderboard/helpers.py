@@ -75,7 +75,12 @@ def at(minutes: int) -> datetime:
     return VALIDATION + timedelta(minutes=minutes)
 
 
-ROW_RE = re.compile(r'<tr[^>]*>\s*<td class="num">[^<]*</td>\s*<th scope="row">.*?</tr>', re.S)
+# The rank cell (the top tier's "≈" marker in it), the rank interval (best view), the method.
+ROW_RE = re.compile(
+    r'<tr[^>]*>\s*<td class="num">(?:[^<]|<span[^>]*>[^<]*</span>)*</td>\s*'
+    r'(?:<td class="num rank-interval">[^<]*</td>\s*)?<th scope="row">.*?</tr>',
+    re.S,
+)
 LINK_RE = re.compile(r'href="/submissions/(\d+)/"')
 
 
@@ -88,3 +93,28 @@ def page_exact_values(response) -> list[list[str]]:
     """Per row, the exact values in the loss cells' title attributes (repr, inf, n/a)."""
     rows = ROW_RE.findall(response.content.decode())
     return [[html.unescape(v) for v in re.findall(r'<span title="([^"]*)">', row)] for row in rows]
+
+
+def set_interval(
+    submission,
+    loss: str = "nlp",
+    *,
+    split: str = "val",
+    own=(None, None),
+    leader=(None, None),
+    baseline=(None, None),
+    tied=None,
+    rank=(None, None),
+) -> None:
+    """The bootstrap fields of one Score row, as intervals.py writes them."""
+    Score.objects.filter(submission=submission, split=split, loss=loss).update(
+        lower=own[0],
+        upper=own[1],
+        leader_lower=leader[0],
+        leader_upper=leader[1],
+        baseline_lower=baseline[0],
+        baseline_upper=baseline[1],
+        tied_with_leader=tied,
+        rank_lower=rank[0],
+        rank_upper=rank[1],
+    )

@@ -82,6 +82,21 @@ def test_the_csv_has_every_row_not_one_page(many):
         "brier",
         "ece",
         "nlp_gain_over_baseline_bans",
+        *(
+            f"{loss}_{column}"
+            for loss in ("nlp", "01l", "brier")
+            for column in (
+                "lower",
+                "upper",
+                "vs_leader_lower",
+                "vs_leader_upper",
+                "vs_baseline_lower",
+                "vs_baseline_upper",
+                "indistinguishable_from_leader",
+            )
+        ),
+        "rank_interval_lower",
+        "rank_interval_upper",
     ]
     baseline = next(row for row in rows if row["baseline"] == "yes")
     assert (baseline["method"], baseline["nlp_gain_over_baseline_bans"]) == ("Baseline", "0.0")
@@ -126,6 +141,12 @@ def test_api_rows(catalysis, ada):
         "non_probabilistic": False,
         "information_gain": 0.0,
         "url": f"http://testserver/submissions/{baseline.pk}/",
+        # No interval computed for these rows (tests/leaderboard/test_intervals.py has them).
+        "intervals": {"nlp": None, "01l": None, "brier": None},
+        "vs_leader": {"nlp": None, "01l": None, "brier": None},
+        "vs_baseline": {"nlp": None, "01l": None, "brier": None},
+        "indistinguishable_from_leader": {"nlp": None, "01l": None, "brier": None},
+        "rank_interval": None,
     }
     assert second["submission"] == entry.pk and second["participant"] == "Ada L."
     assert second["mark"] == "<" and second["method"] == "SVM + Platt"

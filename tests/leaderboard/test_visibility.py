@@ -27,6 +27,8 @@ PAGES = [
     f"{BOARD}.csv",
     f"{BOARD}.csv?view=best&sort=brier",
     f"{BOARD}/plot.svg",
+    f"{BOARD}/forest.svg",
+    f"{BOARD}/forest.svg?view=best&sort=brier",
     API,
     f"{API}?sort=01l&view=best",
 ]
@@ -37,6 +39,8 @@ TEST_PAGES = [
     f"{BOARD}.csv?split=test",
     f"{BOARD}.csv?split=test&view=best&sort=brier",
     f"{BOARD}/plot.svg?split=test",
+    f"{BOARD}/forest.svg?split=test",
+    f"{BOARD}/forest.svg?split=test&view=best&sort=01l",
     f"{API}?split=test",
     f"{API}?split=test&sort=01l&view=best",
 ]
@@ -148,6 +152,7 @@ def test_after_publication_everyone_sees_the_test_split(entries, viewers, viewer
     status, body = fetch(viewer, viewers, f"{API}?split=test", when=AFTER)
     assert status == 200 and "0.8642097531" in body
     assert fetch(viewer, viewers, f"{BOARD}/plot.svg?split=test", when=AFTER)[0] == 200
+    assert fetch(viewer, viewers, f"{BOARD}/forest.svg?split=test", when=AFTER)[0] == 200
     status, body = fetch(viewer, viewers, "/challenges/demo/results/", when=AFTER)
     assert "0.8642" in body and "Preview for organisers" not in body
 

@@ -61,10 +61,11 @@ def test_pit_summary_by_hand():
     assert s["n"] == 9
     assert [b["count"] for b in s["bins"]] == [2, 1, 0, 0, 0, 2, 0, 1, 0, 3]
     assert (s["bins"][0]["lower"], s["bins"][0]["upper"], s["bins"][9]["upper"]) == (0.0, 0.1, 1.0)
-    # Central intervals: 50 % is [0.25, 0.75], 80 % [0.1, 0.9], 95 % [0.025, 0.975].
+    # Central intervals: 10 % is [0.45, 0.55], 50 % [0.25, 0.75], 80 % [0.1, 0.9],
+    # 90 % [0.05, 0.95], 95 % [0.025, 0.975].
+    inside = {"10": 2, "20": 2, "30": 2, "40": 2, "50": 3, "60": 3, "70": 3, "80": 5, "90": 6}
     assert s["coverage"] == {
-        "50": pytest.approx(3 / 9),
-        "80": pytest.approx(5 / 9),
+        **{level: pytest.approx(k / 9) for level, k in inside.items()},
         "95": pytest.approx(7 / 9),
     }
 

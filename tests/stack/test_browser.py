@@ -188,12 +188,36 @@ def test_participant_signs_up_downloads_uploads_and_sees_the_score(
     column = [headers.nth(i).get_attribute("aria-sort") for i in range(headers.count())].index(
         "ascending"
     )
+    # Each score's exact value is its first span's title (a "± …" interval may follow).
     values = [
-        float(row.locator("th, td").nth(column).inner_text())
+        float(row.locator("th, td").nth(column).locator("span").first.get_attribute("title"))
         for row in board.locator("tbody tr").all()
     ]
     assert len(values) >= 2 and values == sorted(values)  # the baseline and more
     shoot(page, screenshots, "participant_10_leaderboard_by_crps")
+
+    # The worker computes the split's bootstrap intervals after the score (debounced):
+    # each score gets its "± …", the top tier its shading, and the forest plot its bars.
+    wait_for_text(page, entry, "±")
+    expect(board.locator("tbody tr.tied").first).to_be_visible()
+    page.locator("details.forest summary").click()
+    expect(page.locator("img[src*='forest.svg']")).to_be_visible()
+    api = "/api/v1/challenges/stack/datasets/sines/leaderboard/?split=val&sort=crps&view=best"
+    rows = Client(stack.base_url).get(api).json()["results"]
+    mine = next(row for row in rows if row["method"] == "Sampled GP")
+    lower, upper = mine["intervals"]["crps"]
+    assert lower <= mine["scores"]["crps"] <= upper and mine["rank_interval"][0] >= 1
+    shoot(page, screenshots, "participant_11_intervals_and_forest_plot")
+
+
+def wait_for_text(page, locator, text: str, *, seconds: int = 60) -> None:
+    """Reload until ``locator`` holds ``text`` (work a worker finishes in the background)."""
+    for _ in range(seconds):
+        if text in locator.inner_text():
+            return
+        page.wait_for_timeout(1000)
+        page.reload()
+    raise AssertionError(f"{text!r} did not appear within {seconds} s")
 
 
 def _fill_datetime(page, field: str, when: datetime) -> None:
@@ -404,7 +428,10 @@ def test_organiser_runs_a_challenge_from_a_new_draft_to_published_results(
             "Leaderboard: Swell, test split"
         )
         board = anonymous.locator("table.leaderboard")
-        expect(board.locator("tbody tr", has_text="Final entry")).to_have_count(1)
+        final = board.locator("tbody tr", has_text="Final entry")
+        expect(final).to_have_count(1)
+        # Its test intervals were computed before publication and appear with the scores.
+        expect(final).to_contain_text("±")
         shoot(anonymous, screenshots, "organiser_08_test_leaderboard_public")
         scores = Client(stack.base_url).get(f"/api/v1/submissions/{pk}/").json()["scores"]
         assert set(scores) == {"val", "test"} and scores["test"]["nlpd"] is not None

@@ -93,7 +93,7 @@ def test_submission_records_phase_mark_splits_and_run(gaze, participant, submit_
     assert set(results) == {"train", "val"}
     assert results["val"].rows == 4 and results["val"].filename == "gaze_val_predict.txt"
     pit = results["val"].plot_data["pit"]
-    assert pit["n"] == 4 and set(pit["coverage"]) == {"50", "80", "95"}
+    assert pit["n"] == 4 and {"50", "80", "95"} <= set(pit["coverage"])
 
 
 def test_classification_stores_reliability_bins(catalysis, participant, submit_zip):

@@ -22,3 +22,11 @@ def signed(value) -> str:
 def row_value(row, loss_name: str):
     """The row's value of one loss (for tables that show only some losses)."""
     return row.value(loss_name)
+
+
+@register.filter
+def row_score(row, loss_name: str):
+    """The row's score of one loss with its exact value in the title and ± its interval."""
+    from challenge_site.leaderboard.display import score_html  # display imports this module
+
+    return score_html(row.value(loss_name), row.interval(loss_name))

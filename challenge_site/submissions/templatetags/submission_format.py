@@ -29,3 +29,13 @@ def score_exact(value) -> str:
 @register.filter
 def percent(value) -> str:
     return "–" if value is None else f"{value * 100:.1f} %"
+
+
+@register.filter
+def p_equals(value) -> str:
+    """A test's p-value as "p = 0.41", "p = 0.003" or "p < 0.001"."""
+    if value is None:
+        return "p n/a"
+    if value < 0.001:
+        return "p < 0.001"
+    return f"p = {value:.2g}" if value < 0.01 else f"p = {value:.2f}"

@@ -1,0 +1,149 @@
+"""When the bootstrap intervals of a dataset split are computed: debounced, in the background.
+
+Scoring, rescoring and moderating an entry call :func:`request` inside their
+transaction. The first request sends one task (on commit, a moment later, so that a
+burst of scored entries costs one run); requests that arrive while a run is queued or
+running only raise the ``requested`` count, and the run that finishes sees the count
+went up and sends the next. At most one run per split computes at a time; a run whose
+worker died is taken over after RUN_TIMEOUT, and the beat's sweep sends a run for any
+split left behind (a broker that was down, a lost task).
+"""
+
+import logging
+import time
+from datetime import datetime, timedelta
+from functools import partial
+
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+
+from challenge_site.celery import app as celery_app
+from datasets.models import Dataset
+
+from .models import IntervalRun
+
+logger = logging.getLogger(__name__)
+
+# Wait this long after the first request: entries scored meanwhile share the run.
+DEBOUNCE_SECONDS = 1.0
+# A run that started this long ago is taken to have died with its worker.
+RUN_TIMEOUT = timedelta(minutes=15)
+TASK = "leaderboard.intervals"
+# The splits with leaderboards (services.SPLITS; not imported: services imports queries,
+# which the submissions app's services must not load at import time).
+SPLITS = ("val", "test")
+
+
+def _row(dataset_id: int, split: str) -> IntervalRun:
+    try:
+        with transaction.atomic():
+            return IntervalRun.objects.get_or_create(dataset_id=dataset_id, split=split)[0]
+    except IntegrityError:  # created meanwhile by another request (or the dataset went)
+        return IntervalRun.objects.get(dataset_id=dataset_id, split=split)
+
+
+def send(dataset_id: int, split: str, *, countdown: float = DEBOUNCE_SECONDS) -> None:
+    """Send the run's task (by name); if the broker is down, the sweep sends it later."""
+    try:
+        celery_app.signature(TASK, args=(dataset_id, split)).apply_async(countdown=countdown)
+    except OperationalError:
+        logger.warning(
+            "broker unavailable: intervals of %s/%s wait for the sweep", dataset_id, split
+        )
+
+
+def request(*, dataset_id: int, split: str) -> None:
+    """Ask for the split's intervals to be computed again, once the caller's transaction
+    commits (nothing is asked if it rolls back, or if the dataset went with it)."""
+    if split in SPLITS:
+        transaction.on_commit(partial(_request_now, dataset_id, split), robust=True)
+
+
+def _request_now(dataset_id: int, split: str) -> None:
+    if not Dataset.objects.filter(pk=dataset_id).exists():
+        return
+    try:
+        row = _row(dataset_id, split)
+    except IntegrityError:  # the dataset was deleted meanwhile
+        return
+    now = timezone.now()
+    first = IntervalRun.objects.filter(pk=row.pk, queued=False).update(
+        requested=F("requested") + 1, queued=True, requested_at=now
+    )
+    if first:
+        send(dataset_id, split)
+    else:
+        IntervalRun.objects.filter(pk=row.pk).update(requested=F("requested") + 1, requested_at=now)
+
+
+def _claim(dataset_id: int, split: str, *, now: datetime) -> int | None:
+    """Start a run: the ``requested`` count it computes, or None if one is running."""
+    free = Q(running_since__isnull=True) | Q(running_since__lt=now - RUN_TIMEOUT)
+    with transaction.atomic():
+        row = (
+            IntervalRun.objects.select_for_update()
+            .filter(dataset_id=dataset_id, split=split)
+            .first()
+        )
+        if row is None or not IntervalRun.objects.filter(pk=row.pk).filter(free).exists():
+            return None
+        IntervalRun.objects.filter(pk=row.pk).update(running_since=now, queued=False)
+        return row.requested
+
+
+def run(*, dataset_id: int, split: str) -> bool:
+    """Compute the split's intervals unless a run is under way; True if this one ran."""
+    from . import intervals  # the numbers; this module only says when
+
+    generation = _claim(dataset_id, split, now=timezone.now())
+    if generation is None:
+        return False
+    started = time.monotonic()
+    try:
+        summary = intervals.compute_and_store(dataset_id=dataset_id, split=split)
+    except BaseException:
+        _release(dataset_id, split, generation)
+        raise
+    _release(dataset_id, split, generation, summary=summary, seconds=time.monotonic() - started)
+    return True
+
+
+def _release(dataset_id: int, split: str, generation: int, *, summary=None, seconds=None):
+    """End a run: record what it computed (``summary``; None if it failed) and send the
+    next run if requests arrived meanwhile."""
+    from . import intervals
+
+    with transaction.atomic():
+        row = IntervalRun.objects.select_for_update().get(dataset_id=dataset_id, split=split)
+        row.running_since = None
+        fields = ["running_since", "queued"]
+        if summary is not None:
+            if row.resampled and row.resampled != summary.resampled:
+                transaction.on_commit(partial(intervals.delete_resampled, row.resampled))
+            row.computed = max(row.computed, generation)
+            row.computed_at = timezone.now()
+            row.seconds = seconds
+            row.entries = summary.entries
+            row.resampled = summary.resampled
+            fields += ["computed", "computed_at", "seconds", "entries", "resampled"]
+        again = row.requested > generation and not row.queued and summary is not None
+        row.queued = row.queued or again
+        row.save(update_fields=fields)
+        if again:
+            transaction.on_commit(partial(send, dataset_id, split))
+
+
+def sweep(*, now: datetime) -> list[tuple[int, str]]:
+    """Send a run for every split with requests left over and no run on its way since
+    RUN_TIMEOUT (a lost task, a broker that was down)."""
+    stale = now - RUN_TIMEOUT
+    behind = IntervalRun.objects.filter(requested__gt=F("computed"), requested_at__lt=stale).filter(
+        Q(running_since__isnull=True) | Q(running_since__lt=stale)
+    )
+    splits = list(behind.values_list("dataset_id", "split"))
+    for dataset_id, split in splits:
+        IntervalRun.objects.filter(dataset_id=dataset_id, split=split).update(queued=True)
+        send(dataset_id, split, countdown=0)
+    return splits

@@ -1,0 +1,303 @@
+"""Bootstrap intervals of a split (scoring.md §5), from real scored uploads to the Score rows,
+the JSON and the CSV."""
+
+import csv
+import io
+
+import numpy as np
+import pytest
+from django.core.files.storage import storages
+from django.urls import reverse
+
+from challenge_site.leaderboard import interval_runs, intervals
+from challenge_site.leaderboard.models import IntervalRun
+from challenge_site.submissions import moderation
+from challenge_site.submissions import terms as stored_terms
+from challenge_site.submissions.evaluation import read_dataset_targets
+from challenge_site.submissions.models import Score, SplitResult
+from challenge_site.submissions.services import rescore
+from datasets.models import Split
+from scoring import bootstrap
+from tests.factories import AFTER, make_dataset
+
+FIELDS = intervals.FIELDS
+
+
+def gaussian_file(rows: int, *, seed: int, spread: float = 1.0) -> bytes:
+    rng = np.random.default_rng(seed)
+    return "".join(
+        f"1 {float(m)!r} {float(v)!r}\n"
+        for m, v in zip(rng.normal(0, spread, rows), 0.5 + rng.random(rows), strict=True)
+    ).encode()
+
+
+@pytest.fixture
+def waves(challenge):
+    """Regression, 30 training, 60 validation, 80 test rows."""
+    return make_dataset(challenge, "waves", task="regression", sizes=(30, 60, 80), seed=4)
+
+
+@pytest.fixture
+def entries(waves, ada, grace, submit_zip, score_baseline):
+    """The baseline, two of Ada's entries and one of Grace's, scored on the validation split."""
+    challenge = waves.challenge
+    baseline = score_baseline(waves, now=AFTER)
+    made = [baseline]
+    for user, seed in ((ada, 1), (ada, 2), (grace, 3)):
+        files = {"waves_val_predict.txt": gaussian_file(60, seed=seed)}
+        made.append(submit_zip(user, challenge, files, now=AFTER, method=f"m{seed}"))
+    return made
+
+
+def _row(submission, loss, split="val") -> dict:
+    return (
+        Score.objects.filter(submission=submission, split=split, loss=loss)
+        .values(*FIELDS, "value")
+        .get()
+    )
+
+
+def test_scoring_keeps_the_terms_whose_means_are_the_scores(entries, waves):
+    targets = read_dataset_targets(waves, splits={Split.VAL})[Split.VAL]
+    for submission in entries:
+        result = SplitResult.objects.get(submission=submission, split="val")
+        assert result.terms.startswith(f"terms/{waves.challenge.slug}/waves/{submission.pk}-val-")
+        kept = stored_terms.load(result.terms)
+        assert set(kept) == {"nlpd", "se", "crps"}
+        scores = {row.loss: row.value for row in submission.scores.filter(split="val")}
+        assert abs(kept["nlpd"].mean() - scores["nlpd"]) <= 1e-12 * abs(scores["nlpd"])
+        assert abs(kept["crps"].mean() - scores["crps"]) <= 1e-12 * scores["crps"]
+        nmse = kept["se"].mean() / targets.var()
+        assert abs(nmse - scores["nmse"]) <= 1e-12 * scores["nmse"]
+
+
+def test_every_listed_entry_gets_the_intervals_the_spec_defines(entries, waves):
+    baseline, first, second, third = entries
+    seed = intervals.seed_for(waves, "val")
+    kept = {
+        s.pk: stored_terms.load(SplitResult.objects.get(submission=s, split="val").terms)
+        for s in entries
+    }
+    ids = [s.pk for s in entries]
+    values = bootstrap.resample(
+        {"crps": np.stack([kept[pk]["crps"] for pk in ids], axis=1)}, seed=seed
+    )["crps"]
+    own = bootstrap.intervals(values)
+    ranked = sorted(
+        ids, key=lambda pk: Score.objects.get(submission_id=pk, split="val", loss="crps").value
+    )
+    leader = ids.index(ranked[0])
+    lead = bootstrap.intervals(bootstrap.differences(values, values[leader]))
+    base = bootstrap.intervals(bootstrap.differences(values, values[0]))
+    for i, submission in enumerate(entries):
+        row = _row(submission, "crps")
+        assert row["lower"] == pytest.approx(own[i, 0], rel=1e-12)
+        assert row["upper"] == pytest.approx(own[i, 1], rel=1e-12)
+        assert row["lower"] <= row["value"] <= row["upper"]
+        assert [row["leader_lower"], row["leader_upper"]] == pytest.approx(
+            lead[i].tolist(), abs=1e-15
+        )
+        assert [row["baseline_lower"], row["baseline_upper"]] == pytest.approx(
+            base[i].tolist(), abs=1e-15
+        )
+        assert row["tied_with_leader"] == bool(lead[i, 0] <= 0 <= lead[i, 1])
+    assert _row(entries[leader], "crps")["leader_lower"] == 0.0
+    assert _row(baseline, "crps")["baseline_upper"] == 0.0
+    # Rank intervals among each participant's best entry, the baseline not ranked.
+    assert _row(baseline, "crps")["rank_lower"] is None
+    ada_best = min((first, second), key=lambda s: _row(s, "crps")["value"])
+    ada_other = second if ada_best == first else first
+    assert _row(ada_other, "crps")["rank_lower"] is None
+    best = [ada_best, third]
+    ranks = bootstrap.rank_intervals(np.stack([values[ids.index(s.pk)] for s in best]))
+    for submission, (lower, upper) in zip(best, ranks, strict=True):
+        row = _row(submission, "crps")
+        assert (row["rank_lower"], row["rank_upper"]) == (lower, upper)
+        assert 1 <= row["rank_lower"] <= row["rank_upper"] <= 2
+
+
+def test_nmse_intervals_resample_the_targets_variance(entries, waves):
+    seed = intervals.seed_for(waves, "val")
+    targets = read_dataset_targets(waves, splits={Split.VAL})[Split.VAL]
+    submission = entries[1]
+    se = stored_terms.load(SplitResult.objects.get(submission=submission, split="val").terms)["se"]
+    values = bootstrap.resample({}, squared_errors={"nmse": se}, targets=targets, seed=seed)["nmse"]
+    lower, upper = bootstrap.intervals(values)[0]
+    row = _row(submission, "nmse")
+    assert row["lower"] == pytest.approx(lower, rel=1e-12)
+    assert row["upper"] == pytest.approx(upper, rel=1e-12)
+
+
+def test_rescoring_rewrites_the_terms_and_deletes_the_old_file(
+    entries, staff, django_capture_on_commit_callbacks
+):
+    submission = entries[1]
+    old = SplitResult.objects.get(submission=submission, split="val").terms
+    private = storages["private"]
+    assert private.exists(old)
+    with django_capture_on_commit_callbacks(execute=True):
+        rescore(submissions=type(submission).objects.filter(pk=submission.pk))
+    new = SplitResult.objects.get(submission=submission, split="val").terms
+    assert new != old and private.exists(new) and not private.exists(old)
+    assert _row(submission, "crps")["lower"] is not None
+
+
+def test_deleting_an_entry_deletes_its_terms_and_recomputes_without_it(
+    entries, django_capture_on_commit_callbacks
+):
+    leader = min(entries, key=lambda s: _row(s, "nlpd")["value"])
+    name = SplitResult.objects.get(submission=leader, split="val").terms
+    with django_capture_on_commit_callbacks(execute=True):
+        leader.delete()
+    assert not storages["private"].exists(name)
+    rest = [s for s in entries if s.pk != leader.pk]
+    new_leader = min(rest, key=lambda s: _row(s, "nlpd")["value"])
+    assert _row(new_leader, "nlpd")["leader_lower"] == 0.0
+
+
+def test_hiding_the_leader_makes_the_runner_up_the_leader(
+    entries, waves, grace, staff, submit_zip, django_capture_on_commit_callbacks
+):
+    # An entry that knows the targets leads, clearly.
+    targets = read_dataset_targets(waves, splits={Split.VAL})[Split.VAL]
+    lines = "".join(f"1 {float(t)!r} 0.01\n" for t in targets).encode()
+    leader = submit_zip(grace, waves.challenge, {"waves_val_predict.txt": lines}, now=AFTER)
+    runner_up = min(entries, key=lambda s: _row(s, "crps")["value"])
+    assert _row(leader, "crps")["leader_lower"] == 0.0
+    assert _row(runner_up, "crps")["tied_with_leader"] is False
+    with django_capture_on_commit_callbacks(execute=True):
+        moderation.hide(
+            submissions=type(leader).objects.filter(pk=leader.pk),
+            reason="copied",
+            user=staff,
+            now=AFTER,
+        )
+    assert all(_row(leader, "crps")[name] is None for name in FIELDS)
+    assert _row(runner_up, "crps")["leader_lower"] == 0.0
+    assert _row(runner_up, "crps")["tied_with_leader"] is True
+
+
+def test_a_run_resamples_only_the_entries_it_has_not_seen(
+    entries, waves, ada, submit_zip, monkeypatch
+):
+    seen = []
+    real = bootstrap.resample
+
+    def counting(terms, **kwargs):
+        seen.append(
+            max(
+                array.shape[1]
+                for array in [*terms.values(), *kwargs.get("squared_errors", {}).values()]
+            )
+        )
+        return real(terms, **kwargs)
+
+    monkeypatch.setattr(bootstrap, "resample", counting)
+    before = IntervalRun.objects.get(dataset=waves, split="val").resampled
+    files = {"waves_val_predict.txt": gaussian_file(60, seed=9)}
+    submit_zip(ada, waves.challenge, files, now=AFTER)
+    assert seen == [1]
+    run = IntervalRun.objects.get(dataset=waves, split="val")
+    assert run.entries == 5 and run.computed == run.requested and not run.queued
+    assert run.resampled != before and not storages["private"].exists(before)
+    # Computing again from the kept file writes nothing new.
+    summary = intervals.compute_and_store(dataset_id=waves.pk, split="val")
+    assert summary.updated == 0 and seen == [1]
+
+
+def test_requests_while_one_run_is_on_its_way_send_no_second_one(
+    waves, monkeypatch, django_capture_on_commit_callbacks
+):
+    sent = []
+    monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: sent.append(args))
+    with django_capture_on_commit_callbacks(execute=True):
+        for _ in range(5):
+            interval_runs.request(dataset_id=waves.pk, split="val")
+        interval_runs.request(dataset_id=waves.pk, split="train")  # no leaderboard
+    assert sent == [(waves.pk, "val")]
+    run = IntervalRun.objects.get(dataset=waves, split="val")
+    assert run.requested == 5 and run.queued
+    assert not IntervalRun.objects.filter(split="train").exists()
+    # The run starts (no longer queued), more requests arrive: the run's end sends one more.
+    monkeypatch.setattr(intervals, "compute_and_store", lambda **kwargs: _grow_requests(waves))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert interval_runs.run(dataset_id=waves.pk, split="val")
+    assert sent == [(waves.pk, "val"), (waves.pk, "val")]
+    run.refresh_from_db()
+    assert (run.requested, run.computed, run.queued) == (6, 5, True)
+
+
+def _grow_requests(dataset):
+    IntervalRun.objects.filter(dataset=dataset, split="val").update(requested=6)
+    return intervals.Summary(entries=0, resampled="", updated=0)
+
+
+def test_a_run_under_way_is_not_started_twice_and_the_sweep_sends_the_left_behind(
+    waves, monkeypatch
+):
+    sent = []
+    monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: sent.append(args))
+    IntervalRun.objects.create(
+        dataset=waves, split="val", requested=3, computed=1, running_since=AFTER, requested_at=AFTER
+    )
+    assert not interval_runs.run(dataset_id=waves.pk, split="val")
+    assert interval_runs.sweep(now=AFTER) == []
+    later = AFTER + interval_runs.RUN_TIMEOUT * 2
+    assert interval_runs.sweep(now=later) == [(waves.pk, "val")]
+    assert sent == [(waves.pk, "val")]
+
+
+def test_the_leaderboard_json_and_csv_carry_the_intervals(entries, waves, client):
+    url = reverse("api_leaderboard", args=[waves.challenge.slug, "waves"])
+    rows = client.get(url, {"split": "val", "sort": "crps"}).json()["results"]
+    leader = rows[0]
+    assert leader["vs_leader"]["crps"] == [0.0, 0.0]
+    assert leader["indistinguishable_from_leader"]["crps"] is True
+    assert set(leader["intervals"]) == {"nlpd", "nmse", "crps"}
+    for row in rows:
+        stored = _row(row["submission"], "crps")
+        assert row["intervals"]["crps"] == [stored["lower"], stored["upper"]]
+        assert row["vs_baseline"]["crps"] == [stored["baseline_lower"], stored["baseline_upper"]]
+        assert row["rank_interval"] is None  # the all-submissions view
+    best = client.get(url, {"split": "val", "sort": "crps", "view": "best"}).json()["results"]
+    ranked = [row for row in best if not row["is_baseline"]]
+    assert all(row["rank_interval"][0] >= 1 for row in ranked)
+    assert [row["rank_interval"] for row in best if row["is_baseline"]] == [None]
+
+    csv_url = reverse("leaderboard_csv", args=[waves.challenge.slug, "waves"])
+    response = client.get(csv_url, {"split": "val", "sort": "crps", "view": "best"})
+    table = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    for line, row in zip(table, best, strict=True):
+        assert float(line["crps_lower"]) == row["intervals"]["crps"][0]
+        assert line["crps_indistinguishable_from_leader"] in {"yes", "no"}
+        if row["rank_interval"]:
+            assert [int(line["rank_interval_lower"]), int(line["rank_interval_upper"])] == row[
+                "rank_interval"
+            ]
+        else:
+            assert line["rank_interval_lower"] == ""
+
+
+def test_intervals_are_null_while_being_computed(entries, waves, client):
+    Score.objects.filter(dataset=waves).update(**dict.fromkeys(FIELDS))
+    url = reverse("api_leaderboard", args=[waves.challenge.slug, "waves"])
+    row = client.get(url, {"split": "val", "view": "best"}).json()["results"][0]
+    assert row["intervals"] == {"nlpd": None, "nmse": None, "crps": None}
+    assert row["indistinguishable_from_leader"] == {"nlpd": None, "nmse": None, "crps": None}
+    assert row["rank_interval"] is None
+
+
+def test_a_failing_run_neither_breaks_the_upload_nor_counts_as_computed(
+    entries, waves, ada, submit_zip, monkeypatch, caplog
+):
+    def broken(**kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(intervals, "compute_and_store", broken)
+    files = {"waves_val_predict.txt": gaussian_file(60, seed=12)}
+    submission = submit_zip(ada, waves.challenge, files, now=AFTER)
+    assert submission.status == "scored"
+    run = IntervalRun.objects.get(dataset=waves, split="val")
+    assert run.requested > run.computed and run.running_since is None
+    assert "disk full" in caplog.text
+    assert _row(submission, "crps")["lower"] is None
