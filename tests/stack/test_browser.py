@@ -65,7 +65,11 @@ def shoot(page, screenshots, name: str) -> None:
     page.wait_for_load_state("load")
     page.wait_for_function("() => document.body !== null")
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-    page.wait_for_function("() => Array.from(document.images).every(i => i.complete)")
+    # Images in a closed <details> (the forest plot) are not loaded until it opens.
+    page.wait_for_function(
+        "() => Array.from(document.images)"
+        ".every(i => i.complete || i.closest('details:not([open])'))"
+    )
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(screenshots / f"{name}.png"), full_page=True)
 
