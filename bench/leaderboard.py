@@ -131,6 +131,7 @@ def create_dataset():
         test_start=datetime(2020, 6, 1, tzinfo=UTC),
         deadline=datetime(2020, 6, 30, tzinfo=UTC),
         results_published=True,
+        opened_at=datetime(2020, 1, 1, tzinfo=UTC),  # not a draft
     )
     return Dataset.objects.create(
         challenge=challenge, name="catalysis", task="classification", log_base=10.0
