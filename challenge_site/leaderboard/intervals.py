@@ -39,17 +39,7 @@ logger = logging.getLogger(__name__)
 FOLDER = "intervals"
 # Entries resampled together: at most this many float64 terms in memory at once.
 CHUNK_VALUES = 8_000_000
-FIELDS = (
-    "lower",
-    "upper",
-    "leader_lower",
-    "leader_upper",
-    "baseline_lower",
-    "baseline_upper",
-    "tied_with_leader",
-    "rank_lower",
-    "rank_upper",
-)
+FIELDS = queries.INTERVAL_FIELDS  # the Score columns a run writes
 EMPTY = dict.fromkeys(FIELDS)
 
 
