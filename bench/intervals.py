@@ -11,8 +11,9 @@ Score rows. Then, with the same code a Celery worker runs (interval_runs.run):
 
 1. cold: the split's first run, every entry resampled (no resample file yet);
 2. new entry: one more entry scored (its Score rows and terms written as the pipeline
-   writes them), then the run it triggers; repeated ``--repeat`` times. The figure that
-   matters is the debounce delay plus this run: from the score to its intervals.
+   writes them), then the run it triggers; repeated ``--repeat`` times. The task is sent
+   as the score commits, so this run is the time from the score to its intervals (plus
+   the broker's hop, and a wait if a run of the same split is under way).
 
 The floor is the least work a new entry's intervals can take in numpy: drawing the
 split's B = 1000 resamples of n indices (counts) and one product with the entry's
@@ -205,7 +206,6 @@ def run_bench(args, vendor: str, folder: str) -> None:
         assert Score.objects.filter(submission_id=pk, loss="crps", lower__isnull=False).exists()
     floors = [floor_seconds(args.examples) for _ in range(3)]
     floor = statistics.median(floors)
-    debounce = interval_runs.DEBOUNCE_SECONDS
     listed = IntervalRun.objects.get(dataset=dataset, split="val").entries
     print(
         f"# bench/intervals.py on {vendor}: {args.examples:,} examples, {listed:,} listed entries"
@@ -220,10 +220,6 @@ def run_bench(args, vendor: str, folder: str) -> None:
     print(
         f"| new entry: its run (median of {len(warm)}; {min(warm):.2f}–{max(warm):.2f}) "
         f"| {median:.2f} | {median / floor:.1f} |"
-    )
-    print(
-        f"| new entry: score to intervals (debounce {debounce:g} s + run) "
-        f"| {debounce + median:.2f} | {(debounce + median) / floor:.1f} |"
     )
     print()
     kb = statistics.median(terms_bytes) / 1000

@@ -1,10 +1,12 @@
 """When the bootstrap intervals of a dataset split are computed: debounced, in the background.
 
 Scoring, rescoring and moderating an entry call :func:`request` inside their
-transaction. The first request sends one task (on commit, a moment later, so that a
-burst of scored entries costs one run); requests that arrive while a run is queued or
-running only raise the ``requested`` count, and the run that finishes sees the count
-went up and sends the next. At most one run per split computes at a time; a run whose
+transaction. The first request sends one task (on commit); requests that arrive while
+a run is queued or running only raise the ``requested`` count, and the run that finishes
+sees the count went up and sends the next: a burst of scored entries costs two runs,
+not one per entry. The task is sent without a countdown: a delayed (ETA) task waits
+unacknowledged in a worker, and kombu's Redis transport can crash the worker when it
+tries to give such tasks back while Redis is down (seen in tests/stack/test_faults.py). At most one run per split computes at a time; a run whose
 worker died is taken over after RUN_TIMEOUT, and the beat's sweep sends a run for any
 split left behind (a broker that was down, a lost task).
 """
@@ -26,8 +28,6 @@ from .models import IntervalRun
 
 logger = logging.getLogger(__name__)
 
-# Wait this long after the first request: entries scored meanwhile share the run.
-DEBOUNCE_SECONDS = 1.0
 # A run that started this long ago is taken to have died with its worker.
 RUN_TIMEOUT = timedelta(minutes=15)
 TASK = "leaderboard.intervals"
@@ -44,10 +44,10 @@ def _row(dataset_id: int, split: str) -> IntervalRun:
         return IntervalRun.objects.get(dataset_id=dataset_id, split=split)
 
 
-def send(dataset_id: int, split: str, *, countdown: float = DEBOUNCE_SECONDS) -> None:
+def send(dataset_id: int, split: str) -> None:
     """Send the run's task (by name); if the broker is down, the sweep sends it later."""
     try:
-        celery_app.signature(TASK, args=(dataset_id, split)).apply_async(countdown=countdown)
+        celery_app.signature(TASK, args=(dataset_id, split)).apply_async()
     except OperationalError:
         logger.warning(
             "broker unavailable: intervals of %s/%s wait for the sweep", dataset_id, split
@@ -145,5 +145,5 @@ def sweep(*, now: datetime) -> list[tuple[int, str]]:
     splits = list(behind.values_list("dataset_id", "split"))
     for dataset_id, split in splits:
         IntervalRun.objects.filter(dataset_id=dataset_id, split=split).update(queued=True)
-        send(dataset_id, split, countdown=0)
+        send(dataset_id, split)
     return splits
