@@ -44,6 +44,7 @@ demo: install $(DEMO)/.stamp
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py import_challenge $(DEMO)/epuc
 	$(BIN)/python manage.py import_challenge $(DEMO)/covshift
+	$(BIN)/python manage.py import_challenge $(DEMO)/probing
 	$(BIN)/python manage.py load_demo_submissions
 
 run: demo

@@ -1,15 +1,16 @@
 """URL parts that name a known value: anything else is a 404 before a view runs."""
 
-from datasets.models import Split
+from datasets.models import ScoredSplit
 
 
 class SplitConverter:
-    """One of the dataset splits (``train``, ``val``, ``test``)."""
+    """What a score is computed on: a split (``train``, ``val``, ``test``) or one of the
+    test's parts (``public``, ``private``)."""
 
-    regex = "|".join(Split.values)
+    regex = "|".join(ScoredSplit.values)
 
-    def to_python(self, value: str) -> Split:
-        return Split(value)
+    def to_python(self, value: str) -> ScoredSplit:
+        return ScoredSplit(value)
 
     def to_url(self, value: str) -> str:
-        return str(Split(value))
+        return str(ScoredSplit(value))

@@ -16,7 +16,14 @@ them.
 - **Scores** of the training and validation splits are public once their submission
   is listed; those of the **test split are hidden** until the challenge's results are
   published (organisers preview them). A hidden split also hides everything that
-  depends on its targets: plots, intervals, failure causes.
+  depends on its targets: plots, intervals, failure causes. A challenge with a **public
+  part** of the test set shows that part's scores at once; the private part, like the
+  whole test split, waits for the results. Which examples are public is told to nobody.
+- **The Ladder**: where a challenge asks for it, the validation scores (until the
+  validation targets are released) and the public part's (until the results are
+  published) reach participants only through it (``ladder_applies``): each participant's
+  shown best on the ranking loss, rounded; the exact scores, other losses, intervals and
+  plots of those splits wait. Organisers see the exact scores.
 - **Listed entries** are the scored submissions (and baselines) of open challenges;
   leaderboards, results, plots and exports list nothing else.
 - **Private parts** of a submission (the zip, error report, failure message, an entry
@@ -36,6 +43,7 @@ from django.db.models import Q, QuerySet
 
 from challenge_site.challenges.models import (
     Challenge,
+    Feedback,
     Participant,
     Phase,
     TestInputsRelease,
@@ -43,7 +51,7 @@ from challenge_site.challenges.models import (
 )
 from challenge_site.challenges.services import current_phase
 from challenge_site.submissions.models import Moderation, Score, Status, Submission
-from datasets.models import Dataset, Kind, Split
+from datasets.models import Dataset, Kind, ScoredSplit, Split
 
 # Released from the start whatever the settings (so they may live in the default storage).
 ALWAYS_RELEASED = frozenset(
@@ -53,8 +61,10 @@ ALWAYS_RELEASED = frozenset(
         (Split.VAL, Kind.INPUTS),
     }
 )
-# The split whose scores wait for the results; the others are public once listed.
+# The split whose scores wait for the results; the others are public once listed (but
+# for the test's private part, which waits too: HIDDEN_SPLITS).
 HIDDEN_UNTIL_PUBLICATION = Split.TEST
+HIDDEN_SPLITS = frozenset({ScoredSplit.TEST, ScoredSplit.PRIVATE})
 
 
 # --- Who is asking --------------------------------------------------------------------
@@ -306,8 +316,32 @@ def participation_block(challenge: Challenge, *, user) -> str | None:
 
 
 def scores_public(challenge: Challenge, split: str) -> bool:
-    """Whether everyone may see the scores (and all that depends on them) of ``split``."""
-    return split != HIDDEN_UNTIL_PUBLICATION or challenge.results_published
+    """Whether everyone may see the scores (and all that depends on them) of ``split``
+    (through the Ladder, where ``ladder_applies``)."""
+    if split == ScoredSplit.PUBLIC and not challenge.has_public_part:
+        return challenge.results_published  # left from a public part since turned off
+    return split not in HIDDEN_SPLITS or challenge.results_published
+
+
+def ladder_applies(challenge: Challenge, split: str, *, user, now: datetime) -> bool:
+    """Whether ``user`` sees ``split``'s scores through the Ladder at ``now``: in a
+    challenge that asks for it, the validation split until its targets are released and
+    the test's public part until the results are published; never for organisers."""
+    if challenge.feedback != Feedback.LADDER or is_organiser(user, challenge):
+        return False
+    if split == ScoredSplit.VAL:
+        return (Split.VAL, Kind.TARGETS) not in released_parts(challenge, now=now)
+    if split == ScoredSplit.PUBLIC:
+        return not challenge.results_published
+    return False
+
+
+def exact_scores_visible(challenge: Challenge, split: str, *, user, now: datetime) -> bool:
+    """Whether ``user`` may see ``split``'s exact scores, every loss, their intervals and
+    the plots that depend on its targets."""
+    return split_visible(challenge, split, user=user) and not ladder_applies(
+        challenge, split, user=user, now=now
+    )
 
 
 def split_visible(challenge: Challenge, split: str, *, user) -> bool:
@@ -320,6 +354,14 @@ def hidden_reason(challenge: Challenge, *, split: str, user, now: datetime) -> s
     """Why ``user`` may not see the scores of ``split`` at ``now``, or None if they may."""
     if split_visible(challenge, split, user=user):
         return None
+    if split == ScoredSplit.PRIVATE:
+        return (
+            "The private part's scores decide the ranking: they are published with the "
+            "results, after the deadline "
+            f"({challenge.deadline:%d %b %Y, %H:%M} UTC)."
+        )
+    if split == ScoredSplit.PUBLIC:
+        return "This challenge has no public part of the test set."
     if now <= challenge.deadline:
         return (
             "Test scores are published with the results, after the deadline "

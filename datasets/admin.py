@@ -2,13 +2,13 @@ from django.contrib import admin, messages
 from django.utils import timezone
 
 from challenge_site import policy
+from challenge_site.challenges.admin_ranking import DatasetRankingForm, ranking_loss_changed
 from challenge_site.challenges.admin_scope import (
     ChallengeScopedAdmin,
     OrganisedChallengeFilter,
     ScopedInlineMixin,
 )
 
-from .forms import DatasetUploadForm
 from .models import Dataset, DatasetFile, Kind
 from .services import delete_file, save_files
 
@@ -42,7 +42,7 @@ def store_uploads(model_admin, request, dataset: Dataset, checked, *, via: str) 
 
 @admin.register(Dataset)
 class DatasetAdmin(ChallengeScopedAdmin):
-    form = DatasetUploadForm
+    form = DatasetRankingForm
     list_display = (
         "name",
         "challenge",
@@ -90,6 +90,8 @@ class DatasetAdmin(ChallengeScopedAdmin):
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
+        if change and "ranking_loss" in form.changed_data:
+            ranking_loss_changed(obj)  # the Ladder's shown scores and the final entries
         store_uploads(self, request, obj, form.checked_files, via="dataset admin")
 
     def save_formset(self, request, form, formset, change):

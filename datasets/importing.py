@@ -15,7 +15,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from challenge_site.challenges.models import Audit, Challenge
+from challenge_site.challenges.admin_ranking import ladder_refusal
+from challenge_site.challenges.models import Audit, Challenge, Feedback, format_utc
 
 from .models import Dataset
 from .services import (
@@ -64,6 +65,9 @@ CHALLENGE_KEYS = {
     "test_total_limit": Key(LIMIT, None),
     "test_inputs_release": Key(str, "test_start"),
     "test_targets_release": Key(str, "never"),
+    "test_public_fraction": Key(float, 0.0),
+    "final_entries": Key(int, 2),
+    "feedback": Key(str, "exact"),
 }
 DATASET_KEYS = {
     "task": Key(str),
@@ -78,6 +82,7 @@ EXPECTED = {
     str: "a string",
     bool: "true or false",
     float: "a number",
+    int: "an integer",
     datetime: "a date-time with a time zone, e.g. 2004-11-10T00:00:00Z",
     LIMIT: 'a positive integer or "unlimited"',
 }
@@ -192,6 +197,43 @@ def _plan_dataset(
     return DatasetPlan(dataset, checked), []
 
 
+def _option_problems(challenge: Challenge, values: dict, where: str, *, now) -> list[str]:
+    """The ranking and feedback options against the challenge as stored (as the admin)."""
+    problems = []
+    if values["feedback"] not in Feedback.values:
+        expected = " or ".join(repr(str(value)) for value in Feedback.values)
+        problems.append(
+            f"{where}: key 'feedback': expected {expected}, found {values['feedback']!r}"
+        )
+    fraction = values["test_public_fraction"]
+    if challenge.pk and fraction != challenge.test_public_fraction and now >= challenge.test_start:
+        problems.append(
+            f"{where}: key 'test_public_fraction': the public part is fixed once test entries "
+            f"are scored: the test phase began on {format_utc(challenge.test_start)}, so it "
+            f"stays {challenge.test_public_fraction:g}"
+        )
+    return problems
+
+
+def _options_changed(challenge: Challenge, fraction: float, final_entries: int) -> list[str]:
+    """Inside the import's transaction: a new public part rescores the challenge's entries
+    (baselines included); a new number of final entries recomputes those that count."""
+    from challenge_site.submissions import finals
+    from challenge_site.submissions.models import FINAL, Submission
+    from challenge_site.submissions.services import rescore
+
+    summary = []
+    if challenge.test_public_fraction != fraction:
+        count = rescore(
+            submissions=Submission.objects.filter(dataset__challenge=challenge, status__in=FINAL)
+        )
+        summary.append(f"  public part changed: {count} entries queued to be scored again")
+    if challenge.final_entries != final_entries or challenge.test_public_fraction != fraction:
+        for dataset in challenge.datasets.all():
+            finals.refresh_dataset(dataset=dataset)
+    return summary
+
+
 def read_config(folder: Path) -> dict:
     config_path = folder / "challenge.toml"
     if not config_path.is_file():
@@ -222,10 +264,12 @@ def import_challenge(folder: Path, *, now: datetime | None = None) -> list[str]:
     if created and not draft:
         challenge.opened_at = now
     was_published = challenge.results_published
+    before = (challenge.test_public_fraction, challenge.final_entries)
+    problems = _option_problems(challenge, values, where, now=now)
     for key, value in values.items():
         setattr(challenge, key, value)
     # Refuses results_published = true before the deadline (Challenge.clean).
-    problems = _model_problems(challenge, where, exclude=[])
+    problems += _model_problems(challenge, where, exclude=["feedback"])
 
     tables = config.get("datasets")
     if not isinstance(tables, dict) or not tables:
@@ -237,6 +281,11 @@ def import_challenge(folder: Path, *, now: datetime | None = None) -> list[str]:
         )
         problems += dataset_problems
         plans.append(plan)
+        if plan is not None and challenge.feedback == Feedback.LADDER:
+            loss = plan.dataset.ranking_loss
+            message = ladder_refusal(name=name, task=plan.dataset.task, ranking_loss=loss)
+            if message:
+                problems.append(f"{where}: [datasets.{name}]: key 'ranking_loss': {message}")
     known = set(tables)
     for child in sorted(folder.iterdir()):
         if child.is_dir() and not child.name.startswith(".") and child.name not in known:
@@ -265,6 +314,8 @@ def import_challenge(folder: Path, *, now: datetime | None = None) -> list[str]:
             summary.append("  results published")
         elif was_published and not challenge.results_published:
             summary.append("  results withdrawn")
+        if not created:
+            summary += _options_changed(challenge, *before)
     for name in challenge.datasets.exclude(name__in=known).values_list("name", flat=True):
         summary.append(
             f"  dataset {name}: not in challenge.toml, left unchanged (delete it in the admin)"

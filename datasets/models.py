@@ -29,6 +29,21 @@ class Split(models.TextChoices):
     TEST = "test", "Test"
 
 
+class ScoredSplit(models.TextChoices):
+    """What a score is computed on: a split, or one of the test split's two parts when the
+    challenge has a public part (Challenge.test_public_fraction)."""
+
+    TRAIN = "train", "Training"
+    VAL = "val", "Validation"
+    TEST = "test", "Test"
+    PUBLIC = "public", "Test, public part"
+    PRIVATE = "private", "Test, private part"
+
+
+# The test split's parts, scored beside the whole test split.
+TEST_PARTS = (ScoredSplit.PUBLIC, ScoredSplit.PRIVATE)
+
+
 class Kind(models.TextChoices):
     INPUTS = "inputs", "Inputs"
     TARGETS = "targets", "Targets"
@@ -72,6 +87,10 @@ class Dataset(models.Model):
         blank=True,
         help_text="Loss that ranks submissions; empty = nlp (classification) or nlpd (regression).",
     )
+    # Which test examples form the public part (scoring.ladder.public_mask with the
+    # challenge's fraction): drawn when test targets are first stored, kept when they are
+    # replaced, never shown to anyone.
+    test_parts_seed = models.BigIntegerField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["position", "name"]

@@ -3,6 +3,7 @@
 import hashlib
 import io
 import re
+import secrets
 from collections.abc import Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -367,7 +368,11 @@ def refresh_shape(dataset: Dataset) -> None:
     for split in SPLITS:
         source = files.get((split, Kind.INPUTS)) or files.get((split, Kind.TARGETS))
         setattr(dataset, f"n_{split}", source.rows if source else None)
-    dataset.save(update_fields=["input_dim", "n_train", "n_val", "n_test"])
+    if dataset.test_parts_seed is None and (Split.TEST, Kind.TARGETS) in files:
+        # Drawn once, from the operating system: which test examples are public must not
+        # be guessable, and must not change when the organisers fix a target file.
+        dataset.test_parts_seed = secrets.randbits(62)
+    dataset.save(update_fields=["input_dim", "n_train", "n_val", "n_test", "test_parts_seed"])
 
 
 def on_dataset_files_changed(dataset: Dataset) -> None:

@@ -71,6 +71,26 @@ class Evaluation:
         """
         return compute_terms(self.context)
 
+    def subset(self, mask) -> Evaluation:
+        """The evaluation of the examples where ``mask`` is True alone, as if the file and
+        the targets held only them: every loss, term and plot of that part (nmse over the
+        part's own targets when it normalises by the evaluated split). Used for the public
+        and private parts of a test split; ``mask`` is a boolean array of length n with at
+        least one True."""
+        mask = np.asarray(mask, dtype=bool)
+        if mask.shape != (self.n,) or not mask.any():
+            raise ValueError(f"expected a boolean mask of {self.n} values with a True")
+        ctx = self.context
+        part = Context(
+            ctx.task,
+            ctx.targets[mask],
+            ctx.options,
+            ctx.train_targets,
+            p=None if ctx.p is None else ctx.p[mask],
+            rows=None if ctx.rows is None else ctx.rows.subset(mask),
+        )
+        return _score(part)
+
 
 def _score(ctx: Context) -> Evaluation:
     scores = compute_scores(ctx)

@@ -150,6 +150,15 @@ class RegressionRows:
     def has_samples(self) -> bool:
         return bool((self.kind == SAMPLE).any())
 
+    def subset(self, mask: np.ndarray) -> RegressionRows:
+        """The rows where ``mask`` is True."""
+        stats = self.stats
+        return RegressionRows(
+            self.kind[mask],
+            self.variance[mask],
+            Stats(stats.logpdf[mask], stats.mean[mask], stats.crps[mask], stats.pit[mask]),
+        )
+
     @property
     def is_point(self) -> bool:
         """Every row a zero-variance Gaussian: a non-probabilistic submission."""

@@ -12,11 +12,11 @@ from django.utils.html import format_html, format_html_join
 
 from challenge_site import policy
 from datasets.admin import store_uploads
-from datasets.forms import DatasetUploadForm
 from datasets.models import Dataset
 
 from .admin_console import ChallengeForm, console_links
 from .admin_opening import OpeningAdminMixin
+from .admin_ranking import FIELDSET, DatasetRankingForm, RankingAdminMixin, ranking_loss_changed
 from .admin_scope import ChallengeScopedAdmin, OrganisedChallengeFilter, ScopedInlineMixin
 from .models import Challenge, ChallengeEvent, format_utc, publication_refusal
 from .publication import exposure
@@ -58,7 +58,7 @@ class ChallengeEventAdmin(ChallengeScopedAdmin):
 class DatasetInline(ScopedInlineMixin, admin.TabularInline):
     parent_challenge_path = "pk"
     model = Dataset
-    form = DatasetUploadForm
+    form = DatasetRankingForm
     extra = 0
     fields = (
         "name",
@@ -86,7 +86,7 @@ class DatasetInline(ScopedInlineMixin, admin.TabularInline):
 
 
 @admin.register(Challenge)
-class ChallengeAdmin(OpeningAdminMixin, ChallengeScopedAdmin):
+class ChallengeAdmin(RankingAdminMixin, OpeningAdminMixin, ChallengeScopedAdmin):
     """Each organiser's console: their challenges only (superusers: all). Whoever may add
     challenges (superusers, or staff given the "add challenge" permission) starts a draft
     and becomes its organiser."""
@@ -126,6 +126,7 @@ class ChallengeAdmin(OpeningAdminMixin, ChallengeScopedAdmin):
             "Submission limits",
             {"fields": ("val_daily_limit", "test_daily_limit", "test_total_limit")},
         ),
+        FIELDSET,
         ("History of results and target files", {"fields": ("history",)}),
     ]
 
@@ -162,6 +163,9 @@ class ChallengeAdmin(OpeningAdminMixin, ChallengeScopedAdmin):
     def save_formset(self, request, form, formset, change):
         super().save_formset(request, form, formset, change)
         if formset.model is Dataset:  # the files uploaded on the challenge's page
+            for dataset_form in formset.initial_forms:
+                if dataset_form.instance.pk and "ranking_loss" in dataset_form.changed_data:
+                    ranking_loss_changed(dataset_form.instance)
             for dataset_form in formset.forms:
                 checked = getattr(dataset_form, "checked_files", None)
                 if checked and dataset_form.instance.pk:

@@ -7,6 +7,7 @@ from django import forms
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from . import admin_ranking
 from .models import Challenge
 
 
@@ -41,7 +42,20 @@ class ChallengeForm(forms.ModelForm):
             "val_daily_limit",
             "test_daily_limit",
             "test_total_limit",
+            *admin_ranking.FIELDS,
         ]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in admin_ranking.FIELDS:
+            # A form posted without an option (a script, an older page) keeps its value.
+            if self.is_bound and name not in self.data:
+                self.fields[name].required = False
+
+    def clean(self):
+        cleaned = super().clean()
+        admin_ranking.check_options(self, cleaned)
+        return cleaned
 
     def clean_add_organisers(self):
         names = [name for name in re.split(r"[\s,]+", self.cleaned_data["add_organisers"]) if name]

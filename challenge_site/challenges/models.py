@@ -3,7 +3,7 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -26,6 +26,17 @@ class TestInputsRelease(models.TextChoices):
 class TestTargetsRelease(models.TextChoices):
     AFTER_PUBLICATION = "after_publication", "After the results are published"
     NEVER = "never", "Never"
+
+
+class Feedback(models.TextChoices):
+    """How scores are shown while a phase still gives feedback (challenge_site.ladder)."""
+
+    EXACT = "exact", "Exact scores"
+    LADDER = "ladder", "The Ladder (a score changes only on a real improvement)"
+
+
+# The largest public part of the test set: the private part decides the ranking.
+MAX_PUBLIC_FRACTION = 0.9
 
 
 def format_utc(when: datetime) -> str:
@@ -128,6 +139,30 @@ class Challenge(models.Model):
     test_targets_release = models.CharField(
         max_length=24, choices=TestTargetsRelease, default=TestTargetsRelease.NEVER
     )
+    test_public_fraction = models.FloatField(
+        default=0.0,
+        validators=[MinValueValidator(0.0), MaxValueValidator(MAX_PUBLIC_FRACTION)],
+        help_text="Share of the test examples scored at once during the test phase (the "
+        "public part, a random subset fixed when the test targets are first stored and never "
+        "revealed); the rest, the private part, decides the ranking at publication. "
+        "0 = off: every test score waits for the results.",
+    )
+    final_entries = models.PositiveSmallIntegerField(
+        default=2,
+        validators=[MinValueValidator(1), MaxValueValidator(50)],
+        help_text="Test entries per participant and dataset that count for the final "
+        "ranking, chosen by the participant; without a choice, the best ones on the public "
+        "part (all of them when there is no public part).",
+    )
+    feedback = models.CharField(
+        max_length=8,
+        choices=Feedback,
+        default=Feedback.EXACT,
+        help_text="How validation and public-part scores are shown before their targets are "
+        "released or the results published. The Ladder (Blum & Hardt 2015) shows a "
+        "participant's best only when a new entry beats it by more than its standard error, "
+        "rounded to that precision, so that probing the leaderboard gains nothing.",
+    )
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -138,6 +173,15 @@ class Challenge(models.Model):
                 condition=Q(start__lte=F("test_start")) & Q(test_start__lt=F("deadline")),
                 name="challenge_dates_in_order",
                 violation_error_message="Dates must satisfy start ≤ test start < deadline.",
+            ),
+            models.CheckConstraint(
+                condition=Q(test_public_fraction__gte=0)
+                & Q(test_public_fraction__lte=MAX_PUBLIC_FRACTION),
+                name="challenge_public_fraction_valid",
+                violation_error_message="The public part is a share from 0 to 0.9.",
+            ),
+            models.CheckConstraint(
+                condition=Q(feedback__in=Feedback.values), name="challenge_feedback_valid"
             ),
         ]
         indexes = [
@@ -175,6 +219,11 @@ class Challenge(models.Model):
         super().clean()
         if self.deadline is not None:
             self._check_publication()
+
+    @property
+    def has_public_part(self) -> bool:
+        """The test set is split into a public part (scored at once) and a private one."""
+        return self.test_public_fraction > 0
 
     @property
     def is_draft(self) -> bool:

@@ -18,7 +18,7 @@ from challenge_site import policy
 from challenge_site.access import get_visible_or_404
 from datasets.models import Dataset
 
-from . import services
+from . import ladder_board, services
 from .exports import json_row
 
 
@@ -48,10 +48,6 @@ def api_leaderboard(request, slug, name):
     reason = policy.hidden_reason(dataset.challenge, split=board.split, user=request.user, now=now)
     if reason:
         return Response({"detail": reason}, status=status.HTTP_403_FORBIDDEN)
-    page = services.leaderboard_page(board=board, number=number)
-    if number > 1 and not page.rows:
-        return Response({"detail": "Invalid page."}, status=status.HTTP_404_NOT_FOUND)
-
     path = reverse("api_leaderboard", args=[slug, name])
 
     def link(number: int) -> str:
@@ -61,6 +57,35 @@ def api_leaderboard(request, slug, name):
     def submission_url(pk: int) -> str:
         return request.build_absolute_uri(reverse("submission_detail", args=[pk]))
 
+    if policy.ladder_applies(dataset.challenge, board.split, user=request.user, now=now):
+        size = services.PAGE_SIZE
+        rows = ladder_board.rows(board, offset=(number - 1) * size, limit=size + 1)
+        if number > 1 and not rows:
+            return Response({"detail": "Invalid page."}, status=status.HTTP_404_NOT_FOUND)
+        loss = ladder_board.ranking_loss(board)
+        return Response(
+            {
+                "challenge": dataset.challenge.slug,
+                "dataset": dataset.name,
+                "split": board.split,
+                "sort": loss.name if loss else None,
+                "view": "ladder",
+                "feedback": "ladder",
+                "page": number,
+                "next": link(number + 1) if len(rows) > size else None,
+                "previous": link(number - 1) if number > 1 else None,
+                "results": [
+                    ladder_board.json_row(
+                        row, url=submission_url(row.submission), loss=loss.name if loss else ""
+                    )
+                    for row in rows[:size]
+                ],
+            }
+        )
+    page = services.leaderboard_page(board=board, number=number)
+    if number > 1 and not page.rows:
+        return Response({"detail": "Invalid page."}, status=status.HTTP_404_NOT_FOUND)
+
     return Response(
         {
             "challenge": dataset.challenge.slug,
@@ -68,6 +93,8 @@ def api_leaderboard(request, slug, name):
             "split": board.split,
             "sort": board.sort.name,
             "view": "best" if board.best else "all",
+            "feedback": "exact",
+            "final_ranking": board.final,
             "page": number,
             "next": link(number + 1) if page.has_next else None,
             "previous": link(number - 1) if page.has_previous else None,

@@ -41,6 +41,7 @@ class DisplayRow:
     row_class: str = ""  # "baseline", "tied" (the top tier under the sort loss), both
     tier_mark: SafeString = SafeString("")  # "≈" before the rank of the top tier
     rank_interval: str = "–"  # best-per-participant view: "1–3", "2"
+    unranked: bool = False  # a final board's entry that is not its participant's best final
 
 
 @dataclass(frozen=True)
@@ -182,6 +183,7 @@ def display_rows(
                 row_class=row_class,
                 tier_mark=tier_mark,
                 rank_interval=_rank_interval(row),
+                unranked=row.unranked,
             )
         )
     return shown

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from challenge_site.submissions.visibility import json_value
 
+from . import ladder_board
 from .queries import Board
 from .services import Row, gain_unit, ranking_loss
 
@@ -150,5 +151,26 @@ def json_row(board: Board, row: Row, *, url: str) -> dict:
         "non_probabilistic": row.non_probabilistic,
         "information_gain": json_value(row.gain),
         "url": url,
+        # On a final board: whether the entry counts for the final ranking (null elsewhere).
+        "in_final_ranking": entry.in_final_ranking if board.final else None,
         **json_intervals(board, row),
     }
+
+
+def ladder_csv_lines(board: Board, *, url_for) -> Iterator[str]:
+    """The Ladder's board (ladder_board.py): one line per participant."""
+    writer = csv.writer(_Echo())
+    yield writer.writerow(ladder_board.CSV_HEADER)
+    for row in ladder_board.iter_rows(board):
+        yield writer.writerow(
+            [
+                str(row.rank),
+                csv_text(row.participant),
+                csv_text(row.method),
+                str(row.submission),
+                url_for(row.submission),
+                row.text,
+                csv_number(row.threshold),
+                str(row.entries),
+            ]
+        )

@@ -25,7 +25,7 @@ from django.db import transaction
 
 import scoring
 from challenge_site.submissions import terms as stored_terms
-from challenge_site.submissions.evaluation import read_dataset_targets
+from challenge_site.submissions.evaluation import scored_targets
 from challenge_site.submissions.models import Score, SplitResult
 from challenge_site.submissions.storage import private_storage
 from datasets.models import Dataset, Split
@@ -136,13 +136,12 @@ class _Targets:
 
     def nmse_arguments(self) -> dict:
         if self._read is None:
-            wanted = {Split(self.split), Split.TRAIN}
-            targets = read_dataset_targets(self.dataset, splits=wanted)
+            targets = scored_targets(self.dataset, self.split)
             if self.dataset.nmse_normaliser == scoring.NmseNormaliser.TRAINING:
                 train = targets[Split.TRAIN]
                 self._read = {"variance": float(np.var(train - train[0]))}
             else:
-                self._read = {"targets": targets[Split(self.split)]}
+                self._read = {"targets": targets[self.split]}
         return self._read
 
 

@@ -7,7 +7,8 @@ that a leaderboard page reads them with the scores, in the same queries.
 from django.db import models
 from django.db.models import Q
 
-from datasets.models import Dataset, Split
+from datasets.models import Dataset
+from datasets.models import ScoredSplit as Split
 
 
 class IntervalRun(models.Model):

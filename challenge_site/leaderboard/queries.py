@@ -19,7 +19,7 @@ zero variances) are left out under a probabilistic sort loss.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, QuerySet, Subquery, Window
@@ -36,7 +36,15 @@ ORDER = (
     F("submission__created").asc(),
     F("submission_id").asc(),
 )
-SUBMISSION_FIELDS = ("id", "method", "authors", "created", "mark", *PARTICIPANT_FIELDS)
+SUBMISSION_FIELDS = (
+    "id",
+    "method",
+    "authors",
+    "created",
+    "mark",
+    "in_final_ranking",
+    *PARTICIPANT_FIELDS,
+)
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,9 @@ class Board:
     split: str
     sort: scoring.Loss
     best: bool = False
+    # Final selections are in force (challenge_site.submissions.finals): only each
+    # participant's best entry among those counting for the final ranking gets a rank.
+    final: bool = False
 
     @property
     def losses(self) -> list[scoring.Loss]:
@@ -116,6 +127,7 @@ class Entry:
     values: dict[str, float | None]  # n/a as None
     computed: dict[str, bool]  # False: no Score row (a loss registered after scoring)
     intervals: dict[str, Interval | None]  # None: no interval (n/a, lift, ece, computing)
+    in_final_ranking: bool = True
 
     @property
     def mark_label(self) -> str:
@@ -170,6 +182,8 @@ def _entries(board: Board, *, lazy: bool) -> QuerySet[Score]:
 def ranking(board: Board, *, paged: bool) -> QuerySet:
     """The board's submission ids in rank order (``paged``: to be read a LIMIT at a time)."""
     scores = _entries(board, lazy=paged and not board.best)
+    if board.best and board.final:
+        scores = scores.filter(submission__in_final_ranking=True)
     if board.best:
         # The baseline has no participant: NULL is a partition of its own.
         scores = scores.annotate(
@@ -182,6 +196,13 @@ def ranked_ids(board: Board, *, offset: int = 0, limit: int | None = None) -> li
     """Submission ids of the board's entries in rank order, ``limit`` of them from ``offset``."""
     ids = ranking(board, paged=limit is not None)
     return list(ids[offset : None if limit is None else offset + limit])
+
+
+def final_ranks(board: Board) -> dict[int, int]:
+    """{submission id: rank} of the entries a final board ranks: each participant's best
+    among those counting for the final ranking (the baseline in its place)."""
+    ids = ranked_ids(replace(board, best=True))
+    return {pk: rank for rank, pk in enumerate(ids, start=1)}
 
 
 def position(board: Board, entry: Entry, *, value: float) -> int:
@@ -214,7 +235,7 @@ def pivot(board: Board, ids: Sequence[int]) -> list[Entry]:
     names = [loss.name for loss in board.losses]
     by_id = {}
     width = 2 + len(INTERVAL_FIELDS)
-    for pk, method, authors, created, mark, is_baseline, username, display, *scores in rows:
+    for pk, method, authors, created, mark, final, is_baseline, username, display, *scores in rows:
         per_loss = [scores[i : i + width] for i in range(0, len(scores), width)]
         by_id[pk] = Entry(
             pk,
@@ -230,6 +251,7 @@ def pivot(board: Board, ids: Sequence[int]) -> list[Entry]:
                 name: None if all(v is None for v in loss[2:]) else Interval(*loss[2:])
                 for name, loss in zip(names, per_loss, strict=True)
             },
+            final,
         )
     return [by_id[pk] for pk in ids if pk in by_id]
 

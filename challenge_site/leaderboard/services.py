@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import scoring
-from datasets.models import Dataset, Split
+from challenge_site.submissions import finals
+from datasets.models import Dataset, ScoredSplit, Split
 
 from . import queries
 from .queries import Board, Entry, Interval
@@ -20,6 +21,8 @@ PAGE_NUMBER = re.compile(r"[1-9][0-9]{0,8}")  # ASCII digits; offsets stay withi
 RESULTS_SIZE = 10
 EXPORT_CHUNK = 500
 SPLITS = (Split.VAL, Split.TEST)
+# The splits whose ranking is final once published (final selections apply).
+FINAL_SPLITS = (Split.TEST, ScoredSplit.PRIVATE)
 VIEWS = {"all": "All submissions", "best": "Best per participant"}
 
 
@@ -52,8 +55,9 @@ def parse_board(
     losses = {loss.name: loss for loss in scoring.losses_for(dataset.task)}
     errors = {}
     split = split or Split.VAL
-    if split not in SPLITS:
-        errors["split"] = f"expected one of {', '.join(SPLITS)}, found {split!r}"
+    splits = board_splits(dataset.challenge)
+    if split not in splits:
+        errors["split"] = f"expected one of {', '.join(splits)}, found {split!r}"
     if sort and sort not in losses:
         errors["sort"] = (
             f"expected one of {', '.join(losses)} for a {dataset.task} dataset, found {sort!r}"
@@ -63,7 +67,26 @@ def parse_board(
         errors["view"] = f"expected one of {', '.join(VIEWS)}, found {view!r}"
     if errors:
         raise BadOptions(errors)
-    return Board(dataset, split, losses[sort] if sort else default_sort(dataset), view == "best")
+    return Board(
+        dataset,
+        split,
+        losses[sort] if sort else default_sort(dataset),
+        view == "best",
+        final=split in FINAL_SPLITS and finals.in_force(dataset),
+    )
+
+
+def board_splits(challenge) -> tuple[str, ...]:
+    """The splits with leaderboards: validation and test, and the test's two parts when
+    the challenge has a public part."""
+    if challenge.has_public_part:
+        return (Split.VAL, ScoredSplit.PUBLIC, ScoredSplit.PRIVATE, Split.TEST)
+    return SPLITS
+
+
+def final_split(challenge) -> str:
+    """The split the final ranking is computed on: the private part, or the whole test."""
+    return ScoredSplit.PRIVATE if challenge.has_public_part else Split.TEST
 
 
 def parse_page(value: str | None) -> int:
@@ -104,6 +127,8 @@ class Row:
     non_probabilistic: bool
     gain: float | None  # the baseline's ranking loss minus this entry's
     rank_interval: tuple[int, int] | None = None  # best-per-participant view only
+    # On a final board: listed, but not its participant's best final entry (not ranked).
+    unranked: bool = False
 
     @property
     def is_baseline(self) -> bool:
@@ -164,17 +189,27 @@ def baseline_ranking_score(board: Board) -> tuple[int | None, float | None]:
 
 
 def make_rows(
-    board: Board, entries: list[Entry], *, first_rank: int, baseline: float | None
+    board: Board,
+    entries: list[Entry],
+    *,
+    first_rank: int,
+    baseline: float | None,
+    final_ranks: dict[int, int] | None = None,
 ) -> list[Row]:
+    """Rows numbered from ``first_rank``; on a final board, ``final_ranks`` numbers the
+    ranked entries and every other row is unranked."""
     ranking = ranking_loss(board.dataset)
     probabilistic = [loss.name for loss in board.losses if loss.probabilistic]
     rows = []
     for position, entry in enumerate(entries, start=first_rank):
         values, computed = entry.values, entry.computed
         sort_interval = entry.intervals[board.sort.name]
+        rank = None if values[board.sort.name] is None else position
+        if final_ranks is not None:
+            rank = final_ranks.get(entry.pk) if rank is not None else None
         rows.append(
             Row(
-                rank=None if values[board.sort.name] is None else position,
+                rank=rank,
                 entry=entry,
                 cells=[
                     Cell(loss, values[loss.name], computed[loss.name], entry.intervals[loss.name])
@@ -189,6 +224,9 @@ def make_rows(
                 rank_interval=sort_interval.rank
                 if board.best and sort_interval is not None and not entry.is_baseline
                 else None,
+                unranked=final_ranks is not None
+                and rank is None
+                and values[board.sort.name] is not None,
             )
         )
     return rows
@@ -224,7 +262,8 @@ def leaderboard_page(*, board: Board, number: int = 1, size: int = PAGE_SIZE) ->
     ids = queries.ranked_ids(board, offset=offset, limit=size + 1)
     baseline_id, baseline = baseline_ranking_score(board)
     entries = queries.pivot(board, ids[:size])
-    rows = make_rows(board, entries, first_rank=offset + 1, baseline=baseline)
+    ranks = queries.final_ranks(board) if board.final and not board.best else None
+    rows = make_rows(board, entries, first_rank=offset + 1, baseline=baseline, final_ranks=ranks)
     return Page(board, number, size, rows, len(ids) > size, baseline_id, baseline)
 
 
@@ -232,9 +271,12 @@ def iter_rows(*, board: Board, chunk: int = EXPORT_CHUNK) -> Iterator[Row]:
     """Every row of the board in order (for exports): the ranking, then pivots by chunk."""
     ids = queries.ranked_ids(board)
     _, baseline = baseline_ranking_score(board)
+    ranks = queries.final_ranks(board) if board.final and not board.best else None
     for start in range(0, len(ids), chunk):
         entries = queries.pivot(board, ids[start : start + chunk])
-        yield from make_rows(board, entries, first_rank=start + 1, baseline=baseline)
+        yield from make_rows(
+            board, entries, first_rank=start + 1, baseline=baseline, final_ranks=ranks
+        )
 
 
 # --- Results --------------------------------------------------------------------------
@@ -260,7 +302,12 @@ def _baseline_row(board: Board, page: Page) -> Row | None:
     if page.baseline_id is None:
         return None
     [entry] = queries.pivot(board, [page.baseline_id])
-    rank = None if page.baseline is None else queries.position(board, entry, value=page.baseline)
+    if page.baseline is None:
+        rank = None
+    elif board.best:
+        rank = queries.final_ranks(board).get(entry.pk)
+    else:
+        rank = queries.position(board, entry, value=page.baseline)
     [row] = make_rows(board, [entry], first_rank=rank or 0, baseline=page.baseline)
     return row
 
@@ -269,7 +316,10 @@ def dataset_results(*, dataset: Dataset, size: int = RESULTS_SIZE) -> DatasetRes
     ranking = ranking_loss(dataset)
     if ranking is None:
         return None
-    board = Board(dataset, Split.TEST, ranking)
+    split = final_split(dataset.challenge)
+    final = finals.in_force(dataset)
+    # The final ranking: each participant's best entry among those that count.
+    board = Board(dataset, split, ranking, best=final, final=final)
     page = leaderboard_page(board=board, size=size)
     baseline_below = None
     if not any(row.is_baseline for row in page.rows):
@@ -277,7 +327,7 @@ def dataset_results(*, dataset: Dataset, size: int = RESULTS_SIZE) -> DatasetRes
     point = point_loss(dataset)
     point_rows = []
     if point is not None and point != ranking and queries.has_point_only_entries(board):
-        point_board = Board(dataset, Split.TEST, point)
+        point_board = Board(dataset, split, point, best=final, final=final)
         point_rows = leaderboard_page(board=point_board, size=size).rows
     return DatasetResults(
         dataset, ranking, point, page.rows, baseline_below, point_rows, gain_unit(dataset)

@@ -12,12 +12,12 @@ from challenge_site.access import get_visible_or_404
 from challenge_site.challenges.models import Challenge
 from challenge_site.challenges.services import current_phase
 from challenge_site.challenges.tabs import tabs_for
-from datasets.models import Dataset, Split
+from datasets.models import Dataset, ScoredSplit
 from scoring.bootstrap import RESAMPLES
 
-from . import forest, plots, services, statistics
+from . import forest, ladder_board, plots, services, statistics
 from .display import display_rows, interval_summary
-from .exports import csv_lines
+from .exports import csv_lines, ladder_csv_lines
 from .queries import Board
 from .separation import separation
 
@@ -47,17 +47,56 @@ def _hidden(request, board: Board, *, now) -> str | None:
     )
 
 
+def _ladder(request, board: Board, *, now) -> bool:
+    return policy.ladder_applies(board.dataset.challenge, board.split, user=request.user, now=now)
+
+
+def ladder_reason(board: Board) -> str:
+    """Why a split's exact scores, plots and intervals are not shown yet (the Ladder)."""
+    if board.split == ScoredSplit.VAL:
+        when = "when the validation targets are released, as the test phase begins"
+    else:
+        when = "when the results are published"
+    return (
+        f"This challenge shows {ScoredSplit(board.split).label.lower()} scores through the "
+        f"Ladder: exact scores, the other losses, intervals and plots appear {when}."
+    )
+
+
+def _ladder_page(request, board: Board, *, number: int, now):
+    size = services.PAGE_SIZE
+    rows = ladder_board.rows(board, offset=(number - 1) * size, limit=size + 1)
+    if number > 1 and not rows:
+        raise Http404("No such page.")
+    dataset = board.dataset
+    context = {
+        "board": board,
+        "dataset": dataset,
+        "challenge": dataset.challenge,
+        "rows": rows[:size],
+        "loss": ladder_board.ranking_loss(board),
+        "reason": ladder_reason(board),
+        "split_label": ScoredSplit(board.split).label,
+        "previous_url": board_url(board, page=number - 1) if number > 1 else None,
+        "next_url": board_url(board, page=number + 1) if len(rows) > size else None,
+        "csv_url": board_url(board, "leaderboard_csv"),
+        "api_url": board_url(board, "api_leaderboard"),
+        **_switches(board, user=request.user, now=now),
+    }
+    return render(request, "leaderboard/ladder.html", context)
+
+
 def _switches(board: Board, *, user, now) -> dict:
     """Links between splits, views and the challenge's other datasets (same options)."""
     challenge = board.dataset.challenge
     splits = [
         {
-            "label": Split(split).label,
+            "label": ScoredSplit(split).label,
             "url": board_url(board, split=split),
             "current": split == board.split,
             "hidden": policy.hidden_reason(challenge, split=split, user=user, now=now),
         }
-        for split in services.SPLITS
+        for split in services.board_splits(challenge)
     ]
     views = [
         {
@@ -109,9 +148,12 @@ def leaderboard(request, slug, name):
             "dataset": board.dataset,
             "challenge": board.dataset.challenge,
             "reason": reason,
+            "split_label": ScoredSplit(board.split).label,
             **_switches(board, user=request.user, now=now),
         }
         return render(request, "leaderboard/hidden.html", context, status=403)
+    if _ladder(request, board, now=now):
+        return _ladder_page(request, board, number=number, now=now)
     page = services.leaderboard_page(board=board, number=number)
     if number > 1 and not page.rows:
         raise Http404("No such page.")
@@ -148,7 +190,7 @@ def leaderboard(request, slug, name):
         "ranking": ranking,
         "unit": services.gain_unit(dataset),
         "log_loss": ranking is not None and ranking.log_scale,
-        "split_label": Split(board.split).label,
+        "split_label": ScoredSplit(board.split).label,
         "point_links": [
             {"loss": loss, "url": board_url(board, sort=loss.name)}
             for loss in board.losses
@@ -179,12 +221,18 @@ def leaderboard_csv(request, slug, name):
     if reason := _hidden(request, board, now=now):
         return _plain(reason, status=403)
     dataset = board.dataset
-    rows = services.iter_rows(board=board)
-    lines = csv_lines(
-        board,
-        rows,
-        url_for=lambda pk: request.build_absolute_uri(reverse("submission_detail", args=[pk])),
-    )
+    if _ladder(request, board, now=now):
+        lines = ladder_csv_lines(
+            board,
+            url_for=lambda pk: request.build_absolute_uri(reverse("submission_detail", args=[pk])),
+        )
+    else:
+        rows = services.iter_rows(board=board)
+        lines = csv_lines(
+            board,
+            rows,
+            url_for=lambda pk: request.build_absolute_uri(reverse("submission_detail", args=[pk])),
+        )
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     view = "best" if board.best else "all"
     filename = f"{dataset.challenge.slug}-{dataset.name}-{board.split}-{board.sort.name}-{view}.csv"
@@ -204,6 +252,8 @@ def leaderboard_plot(request, slug, name):
         return _plain(str(error), status=400)
     if reason := _hidden(request, board, now=now):
         return _plain(reason, status=403)
+    if _ladder(request, board, now=now):
+        return _plain(ladder_reason(board), status=403)
     dataset = board.dataset
     ranking, point = services.ranking_loss(dataset), services.point_loss(dataset)
     if ranking is None or point is None or ranking == point:
@@ -233,6 +283,8 @@ def leaderboard_forest(request, slug, name):
         return _plain(str(error), status=400)
     if reason := _hidden(request, board, now=now):
         return _plain(reason, status=403)
+    if _ladder(request, board, now=now):
+        return _plain(ladder_reason(board), status=403)
     if board.sort.terms is None:
         raise Http404(f"{board.sort.name} has no intervals.")
     page = services.leaderboard_page(board=board, number=number)
@@ -241,7 +293,7 @@ def leaderboard_forest(request, slug, name):
     dataset = board.dataset
     view = "each participant's best entry" if board.best else "all entries"
     title = (
-        f"{dataset.name}, {Split(board.split).label.lower()} split, {view}: "
+        f"{dataset.name}, {ScoredSplit(board.split).label.lower()} split, {view}: "
         f"95 % intervals of {board.sort.name}"
         + (f", entries {page.first}–{page.last}" if page.rows else "")
     )

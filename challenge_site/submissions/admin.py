@@ -1,6 +1,7 @@
 """The submissions console: every submission of the challenges a user organises (all for
 superusers), with filters, the moderation actions (hide, disqualify, restore, each after a
-page asking why) and rescoring; every moderation action is recorded (ModerationEvent)."""
+page asking why) and rescoring; every moderation action is recorded (ModerationEvent).
+The probing flags (column, filter, explanation) are in admin_probing."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -25,6 +26,7 @@ from challenge_site.challenges.admin_scope import (
 from datasets.models import Dataset, Split
 
 from . import moderation
+from .admin_probing import FIELDSET, READONLY_FIELDS, ProbingAdminMixin, ProbingFlagFilter
 from .models import (
     REASON_REQUIRED,
     Moderation,
@@ -218,7 +220,7 @@ def _entries(count: int) -> str:
 
 
 @admin.register(Submission)
-class SubmissionAdmin(ChallengeScopedAdmin):
+class SubmissionAdmin(ProbingAdminMixin, ChallengeScopedAdmin):
     """Each organiser's submissions console: the submissions of their challenges only."""
 
     challenge_path = "dataset__challenge"
@@ -232,6 +234,7 @@ class SubmissionAdmin(ChallengeScopedAdmin):
         "status",
         "moderation_state",
         "phase",
+        "probing_flags",
         "created",
     )
     list_display_links = ("id", "method")
@@ -243,6 +246,8 @@ class SubmissionAdmin(ChallengeScopedAdmin):
         "status",
         "moderation",
         "is_baseline",
+        "final",
+        ProbingFlagFilter,
         ParticipantFilter,
     )
     list_select_related = ("dataset__challenge", "user__profile")
@@ -280,6 +285,7 @@ class SubmissionAdmin(ChallengeScopedAdmin):
             "Moderation (changed by the actions above, which record who, when and why)",
             {"fields": (("moderation", "moderated_at"), "moderation_reason")},
         ),
+        FIELDSET,
     ]
     readonly_fields = (
         "user",
@@ -305,6 +311,7 @@ class SubmissionAdmin(ChallengeScopedAdmin):
         "moderation",
         "moderated_at",
         "moderation_reason",
+        *READONLY_FIELDS,
     )
 
     def has_add_permission(self, request):

@@ -17,10 +17,11 @@ from challenge_site.policy import (
 )
 
 from . import services
+from .final_views import final_for
 from .limits import LimitReached
 from .models import Submission
 from .uploads import limit_upload_size, oversized, too_large_message
-from .visibility import api_decomposition, api_scores
+from .visibility import api_decomposition, api_ladder, api_scores
 
 
 class SizeLimitedMultiPartParser(MultiPartParser):
@@ -131,6 +132,9 @@ def api_submission(request, pk):
             "failure": submission.failure if private else "",
             "scores": api_scores(submission, user=request.user),
             "decomposition": api_decomposition(submission, user=request.user),
+            # Splits shown through the Ladder: the participant's shown score, not the exact.
+            "ladder": api_ladder(submission, user=request.user),
+            "final_selection": final_for(submission, user=request.user, now=timezone.now()),
             "challenge": submission.dataset.challenge.slug,
             "dataset": submission.dataset.name,
             "method": submission.method,

@@ -13,11 +13,10 @@ class SubmissionsConfig(AppConfig):
         from django.db.models.signals import post_delete
         from django.utils import timezone
 
-        from challenge_site.leaderboard import interval_runs
         from datasets.models import Dataset
         from datasets.signals import dataset_files_changed
 
-        from . import checks, services, tasks, terms  # noqa: F401 - registers checks and tasks
+        from . import checks, services, standings, tasks, terms  # noqa: F401 - registers checks and tasks
         from .models import SplitResult, Submission
 
         def rescore_dataset(sender, dataset, **kwargs):
@@ -31,9 +30,14 @@ class SubmissionsConfig(AppConfig):
             transaction.on_commit(partial(terms.delete, [instance.terms]))
 
         def forget_submission(sender, instance, **kwargs):
-            # Its splits' intervals are computed again without it (if its dataset stays).
-            for split in instance.splits:
-                interval_runs.request(dataset_id=instance.dataset_id, split=split)
+            # Its splits' intervals, its participant's Ladder and final entries are
+            # computed again without it (if its dataset stays), once the deletion commits.
+            dataset_id, user_id, splits = instance.dataset_id, instance.user_id, instance.splits
+
+            def recompute():
+                standings.entry_deleted(dataset_id=dataset_id, user_id=user_id, splits=splits)
+
+            transaction.on_commit(recompute, robust=True)
 
         dataset_files_changed.connect(
             rescore_dataset, sender=Dataset, weak=False, dispatch_uid="submissions.rescore_dataset"

@@ -11,6 +11,7 @@ and the losses computed. A failure after that, on a hidden split, is a fault of 
 the participant gets GENERIC_FAILURE, the staff the cause (services.py).
 """
 
+import hashlib
 import json
 import math
 import tempfile
@@ -21,8 +22,10 @@ import numpy as np
 from django.core.files.storage import storages
 
 import scoring
+import scoring.ladder
+import scoring.probing
 from challenge_site import policy
-from datasets.models import Dataset, Kind, Split
+from datasets.models import TEST_PARTS, Dataset, Kind, ScoredSplit, Split
 
 from .archive import ArchiveError, Limits, bounded, inspect, open_member, open_zip
 from .models import Status, Submission
@@ -74,6 +77,8 @@ class SplitOutcome:
     plot_data: dict
     # Per-example terms by key (scoring.compute_terms), stored by services as a file.
     terms: dict[str, np.ndarray | None] = field(default_factory=dict, repr=False, compare=False)
+    # Predictions that differ from the file's most common one (scoring.probing).
+    rows_off_mode: int | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,7 @@ class Outcome:
     errors: list[str] = field(default_factory=list)
     failure: str = ""
     failure_detail: str = ""  # for staff only
+    fingerprint: str = ""  # sha256 of the prediction files' bytes, in split order
 
     @classmethod
     def failed(cls, failure: str, detail: str = "") -> "Outcome":
@@ -137,7 +143,47 @@ def _split_outcome(split: Split, filename: str, evaluation: scoring.Evaluation) 
         dict(evaluation.scores),
         _finite_json(evaluation.plot_data()),
         evaluation.terms(),
+        scoring.probing.rows_off_mode(evaluation),
     )
+
+
+def public_mask(dataset: Dataset, n: int) -> np.ndarray | None:
+    """Which of the ``n`` test examples form the public part, or None when the challenge
+    has no public part (or the test targets were never stored, so no seed was drawn)."""
+    fraction = dataset.challenge.test_public_fraction
+    if fraction <= 0 or dataset.test_parts_seed is None or n < 2:
+        return None
+    return scoring.ladder.public_mask(n, fraction, dataset.test_parts_seed)
+
+
+def scored_targets(dataset: Dataset, split: str) -> dict[str, np.ndarray]:
+    """{split, "train"}: the targets a score of ``split`` was computed with (a test part's
+    are the test targets where the part lies) and the training targets (if stored)."""
+    whole = Split.TEST if split in TEST_PARTS else Split(split)
+    targets = read_dataset_targets(dataset, splits={whole, Split.TRAIN})
+    scored = targets[whole]
+    if split in TEST_PARTS:
+        mask = public_mask(dataset, scored.size)
+        if mask is None:
+            raise ValueError(f"{dataset}: the challenge has no public part")
+        scored = scored[mask if split == ScoredSplit.PUBLIC else ~mask]
+    found = {str(split): scored}
+    if Split.TRAIN in targets:
+        found[str(Split.TRAIN)] = targets[Split.TRAIN]
+    return found
+
+
+def _with_parts(
+    dataset: Dataset, split: Split, filename: str, evaluation: scoring.Evaluation
+) -> list[SplitOutcome]:
+    """The split's outcome, followed for a test split by its public and private parts'
+    (scored as if each were the whole file) when the challenge has a public part."""
+    outcomes = [_split_outcome(split, filename, evaluation)]
+    mask = public_mask(dataset, evaluation.n) if split == Split.TEST else None
+    if mask is not None:
+        for part, rows in ((ScoredSplit.PUBLIC, mask), (ScoredSplit.PRIVATE, ~mask)):
+            outcomes.append(_split_outcome(part, filename, evaluation.subset(rows)))
+    return outcomes
 
 
 def evaluate(submission: Submission, *, progress: Progress | None = None) -> Outcome:
@@ -158,15 +204,17 @@ def evaluate_baseline(dataset: Dataset) -> Outcome:
         )
     options = scoring_options(dataset)
     splits = [
-        _split_outcome(
+        outcome
+        for split in SPLIT_ORDER
+        if split in targets
+        for outcome in _with_parts(
+            dataset,
             split,
             "",
             scoring.baseline(
                 targets[Split.TRAIN], targets[split], task=dataset.task, options=options
             ),
         )
-        for split in SPLIT_ORDER
-        if split in targets
     ]
     return Outcome(Status.SCORED, splits)
 
@@ -278,5 +326,20 @@ def _evaluate_archive(archive, dataset: Dataset, limits: Limits, progress: Progr
                 predictions_path=member.name,
                 train_targets=targets.get(Split.TRAIN),
             )
-        splits.append(_split_outcome(split, member.name, evaluation))
-    return Outcome(Status.SCORED, splits)
+        splits.extend(_with_parts(dataset, split, member.name, evaluation))
+    return Outcome(Status.SCORED, splits, fingerprint=_fingerprint(archive, contents))
+
+
+def _fingerprint(archive, contents) -> str:
+    """sha256 over the prediction files' bytes in split order (two uploads of the same
+    files match whatever their zips' names, dates or compression)."""
+    digest = hashlib.sha256()
+    for split in SPLIT_ORDER:
+        member = contents.members.get(split)
+        if member is None:
+            continue
+        digest.update(f"{split}:".encode())
+        with open_member(archive, member) as stream:
+            for chunk in iter(partial(stream.read, 1 << 20), b""):
+                digest.update(chunk)
+    return digest.hexdigest()

@@ -14,7 +14,7 @@ from django.db.models import F, Q
 from django.urls import reverse
 
 from challenge_site.challenges.models import Phase
-from datasets.models import Dataset, Split
+from datasets.models import Dataset, ScoredSplit
 
 from .storage import PRIVATE_STORAGE, PrivateStorage, private_storage  # noqa: F401 - migrations name them here
 
@@ -133,6 +133,31 @@ class Submission(models.Model):
     moderated_at = models.DateTimeField(
         null=True, blank=True, help_text="When its moderation last changed."
     )
+    # Final selections (challenge_site.submissions.finals): the participant's choice, and
+    # whether the entry counts for the final ranking (kept up to date by finals.refresh).
+    final = models.BooleanField(
+        default=False, help_text="Chosen by its participant as one of their final entries."
+    )
+    in_final_ranking = models.BooleanField(
+        default=True,
+        help_text="Counts for the final ranking: chosen as final, or (without a choice) one "
+        "of the participant's best on the public part, or any entry without a public part.",
+    )
+    # Probing signs for the organisers (challenge_site.submissions.probing), set when scored.
+    predictions_sha256 = models.CharField(
+        max_length=64, blank=True, help_text="Of the prediction files' bytes, in split order."
+    )
+    rows_off_mode = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Prediction rows that differ from the most common one."
+    )
+    near_previous = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Share of examples whose loss differs from the participant's previous entry.",
+    )
+    similar_run = models.PositiveIntegerField(
+        default=0, help_text="Entries in a row, ending with this one, each near-identical."
+    )
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -178,6 +203,12 @@ class Submission(models.Model):
                 condition=Q(status__in=[Status.QUEUED, Status.RUNNING]),
                 name="submission_pending_idx",
             ),
+            # Probing flags: other users' entries of a dataset with the same file.
+            models.Index(
+                fields=["dataset", "predictions_sha256"],
+                condition=~Q(predictions_sha256=""),
+                name="submission_same_file_idx",
+            ),
             # The admin's moderation filter: WHERE moderation IN (hidden, disqualified),
             # a few rows among all the submissions.
             models.Index(
@@ -207,7 +238,7 @@ class Score(models.Model):
     )
     # A copy of submission.dataset, so the leaderboard index can start with it.
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="+", db_index=False)
-    split = models.CharField(max_length=8, choices=Split)
+    split = models.CharField(max_length=8, choices=ScoredSplit)
     loss = models.CharField(max_length=16, help_text="A name from scoring.LOSSES.")
     value = models.FloatField(null=True, blank=True)
     # How sure the value is (scoring.md §5), written by challenge_site.leaderboard.intervals
@@ -225,6 +256,14 @@ class Score(models.Model):
     # Among each participant's best entry under this loss (the baseline not ranked).
     rank_lower = models.PositiveIntegerField(null=True, blank=True)
     rank_upper = models.PositiveIntegerField(null=True, blank=True)
+    # The Ladder (challenge_site.submissions.ladder), on the ranking loss of the validation
+    # split and of the test's public part: the participant's shown score after this entry,
+    # the precision it is shown to (its setter's threshold, at least 1/n), whether this
+    # entry set it, and whether it is the one whose score is shown now.
+    ladder_value = models.FloatField(null=True, blank=True)
+    ladder_threshold = models.FloatField(null=True, blank=True)
+    ladder_accepted = models.BooleanField(null=True, blank=True)
+    ladder_current = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
@@ -232,7 +271,9 @@ class Score(models.Model):
             models.UniqueConstraint(
                 fields=["submission", "split", "loss"], name="score_unique_submission_split_loss"
             ),
-            models.CheckConstraint(condition=Q(split__in=Split.values), name="score_split_valid"),
+            models.CheckConstraint(
+                condition=Q(split__in=ScoredSplit.values), name="score_split_valid"
+            ),
         ]
         indexes = [
             # The leaderboard: WHERE dataset, split, loss ORDER BY value, submission
@@ -240,6 +281,13 @@ class Score(models.Model):
             models.Index(
                 fields=["dataset", "split", "loss", "value", "submission"],
                 name="score_leaderboard_idx",
+            ),
+            # The Ladder's leaderboard: WHERE dataset, split, loss, ladder_current ORDER BY
+            # ladder_value (one row per participant).
+            models.Index(
+                fields=["dataset", "split", "loss", "ladder_value", "submission"],
+                condition=Q(ladder_current=True),
+                name="score_ladder_idx",
             ),
         ]
 
@@ -253,7 +301,7 @@ class SplitResult(models.Model):
     submission = models.ForeignKey(
         Submission, on_delete=models.CASCADE, related_name="split_results", db_index=False
     )
-    split = models.CharField(max_length=8, choices=Split)
+    split = models.CharField(max_length=8, choices=ScoredSplit)
     filename = models.CharField(max_length=255, blank=True, help_text="Member of the zip.")
     rows = models.PositiveIntegerField()
     non_probabilistic = models.BooleanField(default=False)
@@ -272,7 +320,7 @@ class SplitResult(models.Model):
                 fields=["submission", "split"], name="splitresult_unique_submission_split"
             ),
             models.CheckConstraint(
-                condition=Q(split__in=Split.values), name="splitresult_split_valid"
+                condition=Q(split__in=ScoredSplit.values), name="splitresult_split_valid"
             ),
         ]
 

@@ -18,9 +18,8 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from challenge_site import policy
-from challenge_site.leaderboard import interval_runs
 
-from . import services
+from . import services, standings
 from .models import (
     REASON_REQUIRED,
     Moderation,
@@ -142,13 +141,14 @@ def moderate(
             outcome.changed, ["moderation", "moderation_reason", "moderated_at"]
         )
         ModerationEvent.objects.bulk_create(events)
-        # A listed entry came or went: the leaders, and so the intervals, may change.
-        for dataset_id, split in {
-            (submission.dataset_id, split)
-            for submission in outcome.changed
-            for split in submission.splits
-        }:
-            interval_runs.request(dataset_id=dataset_id, split=split)
+        # A listed entry came or went: the leaders (and so the intervals), its
+        # participant's Ladder and final entries may change.
+        changed = {}
+        for submission in outcome.changed:
+            key = (submission.dataset_id, submission.user_id)
+            changed.setdefault(key, [submission.dataset, set()])[1].update(submission.splits)
+        for (_, user_id), (dataset, splits) in sorted(changed.items()):
+            standings.entries_changed(dataset=dataset, user_id=user_id, splits=splits)
     return outcome
 
 

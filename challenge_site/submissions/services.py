@@ -21,10 +21,9 @@ from challenge_site import policy
 from challenge_site.celery import app as celery_app
 from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.services import current_phase
-from challenge_site.leaderboard import interval_runs as intervals
 from datasets.models import Dataset, Split
 
-from . import evaluation, terms
+from . import evaluation, probing, standings, terms
 from .archive import ArchiveError, Contents, Limits, bounded, inspect, open_zip, verify
 from .limits import check_allowance, check_rejected_today
 from .models import (
@@ -320,8 +319,6 @@ def _write(submission: Submission, outcome, *, stored: dict[str, str] | None = N
     previous = set(
         SplitResult.objects.filter(submission=submission).values_list("split", flat=True)
     )
-    for split in previous | set(stored):
-        intervals.request(dataset_id=submission.dataset_id, split=split)
     Score.objects.filter(submission=submission).delete()
     SplitResult.objects.filter(submission=submission).delete()
     if outcome.status == Status.SCORED:
@@ -357,6 +354,14 @@ def _write(submission: Submission, outcome, *, stored: dict[str, str] | None = N
     submission.finished_at = timezone.now()
     submission.save(
         update_fields=["status", "errors", "failure", "failure_detail", "finished_at", "splits"]
+    )
+    if outcome.status == Status.SCORED and not submission.is_baseline:
+        submission.predictions_sha256 = outcome.fingerprint
+        probing.record(submission=submission, outcome=outcome)
+    standings.entries_changed(
+        dataset=submission.dataset,
+        user_id=submission.user_id,
+        splits=previous | set(stored) | set(submission.splits),
     )
 
 

@@ -2,7 +2,7 @@ from django.urls import path, register_converter
 
 from challenge_site.converters import SplitConverter
 
-from . import api, bulk_views, views
+from . import api, bulk_views, final_views, views
 
 register_converter(SplitConverter, "split")
 
@@ -15,6 +15,12 @@ urlpatterns = [
         name="submission_plot",
     ),
     path("submissions/<int:pk>/file.zip", views.submission_file, name="submission_file"),
+    path("submissions/<int:pk>/final/", final_views.choose_final, name="submission_final"),
+    path(
+        "api/v1/submissions/<int:pk>/final/",
+        final_views.api_choose_final,
+        name="api_submission_final",
+    ),
     path("accounts/submissions/", views.my_submissions, name="my_submissions"),
     path("api/v1/submissions/", api.api_submission_create, name="api_submission_create"),
     path("api/v1/submissions/<int:pk>/", api.api_submission, name="api_submission"),

@@ -14,9 +14,10 @@ from challenge_site.access import get_visible_or_404
 from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.participation_views import refusal
 from challenge_site.challenges.services import current_phase
-from challenge_site.policy import can_see_private, participant_name, split_visible
+from challenge_site.policy import can_see_private, exact_scores_visible, participant_name
 
 from . import services
+from .final_views import final_for
 from .forms import SubmissionForm
 from .limits import LimitReached, allowances
 from .models import Score, SplitResult, Status, Submission
@@ -97,6 +98,7 @@ def submission_detail(request, pk):
         "participant": participant_name(submission),
         "private": can_see_private(submission, user=request.user),
         "table": table,
+        "final": final_for(submission, user=request.user, now=now),
         "zip_retention_days": settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS,
     }
     return render(request, "submissions/submission_detail.html", context)
@@ -107,7 +109,7 @@ def submission_plot(request, pk, split):
     """The split's reliability diagram or PIT histogram, while its scores are visible."""
     now = timezone.now()
     submission = get_visible_or_404(Submission, user=request.user, now=now, pk=pk)
-    if not split_visible(submission.dataset.challenge, split, user=request.user):
+    if not exact_scores_visible(submission.dataset.challenge, split, user=request.user, now=now):
         raise Http404("These scores are not published yet.")
     result = SplitResult.objects.filter(submission=submission, split=split).first()
     if result is None or submission.finished_at is None:

@@ -7,13 +7,21 @@ only lays out what it allows.
 import math
 from dataclasses import dataclass
 
+from django.utils import timezone
+
 import scoring
-from challenge_site.policy import split_visible
-from datasets.models import Split
+from challenge_site.policy import ladder_applies, split_visible
+from datasets.models import ScoredSplit
 
 from .models import Submission
 
-SPLIT_ORDER = [Split.TRAIN, Split.VAL, Split.TEST]
+SPLIT_ORDER = [
+    ScoredSplit.TRAIN,
+    ScoredSplit.VAL,
+    ScoredSplit.TEST,
+    ScoredSplit.PUBLIC,
+    ScoredSplit.PRIVATE,
+]
 
 
 @dataclass(frozen=True)
@@ -28,11 +36,36 @@ class ScoreCell:
 
 
 @dataclass(frozen=True)
+class LadderScore:
+    """What the Ladder shows of one entry on one split (challenge_site.submissions.ladder)."""
+
+    loss: scoring.Loss
+    shown: float | None  # the participant's shown score after this entry; None: no part
+    threshold: float | None
+    accepted: bool | None  # this entry set the shown score
+
+    @property
+    def text(self) -> str:
+        from challenge_site.leaderboard.ladder_board import format_shown
+
+        if self.shown is None:
+            return "–"
+        return format_shown(self.shown, self.threshold or 0.0)
+
+    @property
+    def threshold_text(self) -> str:
+        if self.threshold is None:
+            return "–"
+        return "∞" if math.isinf(self.threshold) else f"{self.threshold:.2g}"
+
+
+@dataclass(frozen=True)
 class SplitScores:
-    split: Split
+    split: ScoredSplit
     visible: bool
     cells: list[ScoreCell]
-    result: object  # the SplitResult, or None
+    result: object  # the SplitResult, or None (and None under the Ladder)
+    ladder: LadderScore | None = None  # set instead of cells when shown through the Ladder
 
     @property
     def label(self) -> str:
@@ -81,13 +114,16 @@ def decomposition_of(plot_data: dict) -> list[Decomposition] | None:
     return sorted(rows, key=lambda row: order.index(row.loss.name))
 
 
-def score_table(submission: Submission, *, user) -> list[SplitScores]:
-    """One entry per split with predictions; losses in the registry's order.
+def score_table(submission: Submission, *, user, now=None) -> list[SplitScores]:
+    """One entry per split with predictions (and the test's parts when scored on them);
+    losses in the registry's order. Under the Ladder a split shows its LadderScore only.
 
     Uses ``submission.scores`` and ``submission.split_results`` (prefetch them for lists).
     """
+    now = now or timezone.now()
     challenge = submission.dataset.challenge
-    stored = {(s.split, s.loss): s.value for s in submission.scores.all()}
+    rows = list(submission.scores.all())
+    stored = {(s.split, s.loss): s.value for s in rows}
     results = {r.split: r for r in submission.split_results.all()}
     losses = scoring.losses_for(submission.dataset.task)
     table = []
@@ -95,6 +131,17 @@ def score_table(submission: Submission, *, user) -> list[SplitScores]:
         if split not in submission.splits and split not in results:
             continue
         visible = split_visible(challenge, split, user=user)
+        if visible and split in results and ladder_applies(challenge, split, user=user, now=now):
+            ranking = submission.dataset.effective_ranking_loss
+            row = next((r for r in rows if r.split == split and r.loss == ranking), None)
+            ladder = LadderScore(
+                scoring.LOSSES[ranking],
+                row.ladder_value if row else None,
+                row.ladder_threshold if row else None,
+                row.ladder_accepted if row else None,
+            )
+            table.append(SplitScores(split, True, [], None, ladder))
+            continue
         cells = []
         if visible and split in results:
             cells = [
@@ -120,6 +167,23 @@ def api_scores(submission: Submission, *, user) -> dict:
         }
         for entry in score_table(submission, user=user)
         if entry.visible and entry.result is not None
+    }
+
+
+def api_ladder(submission: Submission, *, user) -> dict:
+    """{split: {"loss", "shown", "threshold", "accepted"}} for the splits the user sees
+    through the Ladder (their exact scores are left out of ``scores``)."""
+    return {
+        str(entry.split): {
+            "loss": entry.ladder.loss.name,
+            "shown": None if entry.ladder.shown is None else json_value(entry.ladder.shown),
+            "threshold": None
+            if entry.ladder.threshold is None
+            else json_value(entry.ladder.threshold),
+            "accepted": entry.ladder.accepted,
+        }
+        for entry in score_table(submission, user=user)
+        if entry.ladder is not None
     }
 
 

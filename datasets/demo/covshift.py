@@ -184,6 +184,8 @@ def build(seed: int) -> DemoChallenge:
             "test_daily_limit": 5,
             "test_inputs_release": "test_start",
             "test_targets_release": "after_publication",
+            "test_public_fraction": 0.3,
+            "final_entries": 2,
         },
         [udon(seed), maki(seed), wheat(seed), barley(seed), schnitzel(seed)],
     )

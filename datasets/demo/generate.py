@@ -1,7 +1,8 @@
 """Write the two synthetic demo challenges: ``python -m datasets.demo.generate OUTDIR``.
 
 OUTDIR/epuc/ replicates the shape of the 2004 Evaluating Predictive Uncertainty
-challenge and OUTDIR/covshift/ the 2006 covariate-shift challenge: each folder
+challenge, OUTDIR/covshift/ the 2006 covariate-shift challenge (with a public part of
+its test sets) and OUTDIR/probing/ a running challenge with the Ladder: each folder
 holds a challenge.toml and one subfolder of files per dataset, ready for
 ``manage.py import_challenge``. The numbers are synthetic (see README.md), drawn
 from a seeded generator: the same seed always writes the same bytes.
@@ -11,21 +12,27 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import covshift, epuc
+from . import covshift, epuc, probing
 from .common import DemoChallenge, write_challenge
 
 DEFAULT_SEED = 2004
 
 
 def build(seed: int = DEFAULT_SEED) -> dict[str, DemoChallenge]:
-    return {"epuc": epuc.build(seed), "covshift": covshift.build(seed)}
+    return {
+        "epuc": epuc.build(seed),
+        "covshift": covshift.build(seed),
+        "probing": probing.build(seed),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m datasets.demo.generate", description="Write the synthetic demo challenges."
     )
-    parser.add_argument("outdir", type=Path, help="folder to write epuc/ and covshift/ into")
+    parser.add_argument(
+        "outdir", type=Path, help="folder to write epuc/, covshift/ and probing/ into"
+    )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     args = parser.parse_args(argv)
     for slug, challenge in build(args.seed).items():

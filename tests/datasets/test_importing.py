@@ -361,3 +361,91 @@ def test_publication_and_replaced_targets_by_import_are_recorded(folder):
     with time_machine.travel(later, tick=False):
         assert import_challenge(folder)[-1] == "  results withdrawn"
     assert ChallengeEvent.objects.latest("id").kind == EventKind.WITHDRAWN
+
+
+# --- Ranking and feedback keys ----------------------------------------------------------
+
+OPTIONS = "test_daily_limit = 5\n"
+
+
+@pytest.mark.django_db
+def test_the_ranking_and_feedback_keys_are_imported(folder):
+    import_challenge(folder)
+    challenge = Challenge.objects.get()
+    assert (challenge.test_public_fraction, challenge.final_entries, challenge.feedback) == (
+        0.0,
+        2,
+        "exact",
+    )
+    challenge.delete()
+    (folder / "challenge.toml").write_text(
+        TOML.replace(
+            OPTIONS,
+            OPTIONS + 'test_public_fraction = 0.25\nfinal_entries = 3\nfeedback = "ladder"\n',
+        )
+    )
+    import_challenge(folder)
+    challenge = Challenge.objects.get()
+    assert (challenge.test_public_fraction, challenge.final_entries, challenge.feedback) == (
+        0.25,
+        3,
+        "ladder",
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("lines", "problem"),  # lines added to the challenge table (and to catalysis's, after |)
+    [
+        (
+            'test_public_fraction = "half"',
+            "challenge.toml: key 'test_public_fraction': expected a number, found 'half'",
+        ),
+        (
+            "test_public_fraction = 0.95",
+            "challenge.toml: key 'test_public_fraction': Ensure this value is less than or "
+            "equal to 0.9.",
+        ),
+        (
+            "final_entries = 2.5",
+            "challenge.toml: key 'final_entries': expected an integer, found 2.5",
+        ),
+        (
+            "final_entries = 0",
+            "challenge.toml: key 'final_entries': Ensure this value is greater than or equal to 1.",
+        ),
+        (
+            'feedback = "lader"',
+            "challenge.toml: key 'feedback': expected 'exact' or 'ladder', found 'lader'",
+        ),
+        (
+            'feedback = "ladder" | ranking_loss = "lift"',
+            "challenge.toml: [datasets.catalysis]: key 'ranking_loss': The Ladder needs "
+            "per-example loss terms, and dataset “catalysis” ranks by lift",
+        ),
+    ],
+)
+def test_bad_ranking_and_feedback_keys_name_file_and_key(folder, lines, problem):
+    challenge_lines, _, catalysis_lines = lines.partition(" | ")
+    toml = TOML.replace(OPTIONS, OPTIONS + challenge_lines + "\n")
+    toml = toml.replace("log_base = 10\n", "log_base = 10\n" + catalysis_lines + "\n")
+    (folder / "challenge.toml").write_text(toml)
+    problems = _problems(folder)
+    assert any(problem in p for p in problems), problems
+    assert all(p.startswith(str(folder)) for p in problems)
+    assert not Challenge.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_public_part_cannot_change_once_the_test_phase_has_begun(folder):
+    import_challenge(folder, now=datetime(2004, 11, 20, tzinfo=UTC))  # validation phase
+    changed = TOML.replace(OPTIONS, OPTIONS + "test_public_fraction = 0.3\n")
+    (folder / "challenge.toml").write_text(changed)
+    problems = _problems(folder)  # now: long after the test phase began
+    assert problems == [
+        f"{folder}/challenge.toml: key 'test_public_fraction': the public part is fixed once "
+        "test entries are scored: the test phase began on 03 Dec 2004 00:00 UTC, so it stays 0"
+    ]
+    summary = import_challenge(folder, now=datetime(2004, 11, 21, tzinfo=UTC))
+    assert "  public part changed: 0 entries queued to be scored again" in summary
+    assert Challenge.objects.get().test_public_fraction == 0.3

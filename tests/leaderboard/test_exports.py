@@ -141,6 +141,7 @@ def test_api_rows(catalysis, ada):
         "non_probabilistic": False,
         "information_gain": 0.0,
         "url": f"http://testserver/submissions/{baseline.pk}/",
+        "in_final_ranking": None,  # a validation board: no final selections
         # No interval computed for these rows (tests/leaderboard/test_intervals.py has them).
         "intervals": {"nlp": None, "01l": None, "brier": None},
         "vs_leader": {"nlp": None, "01l": None, "brier": None},

@@ -22,6 +22,7 @@ import numpy as np
 from django.contrib.auth.models import User
 from django.core.files.storage import storages
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 
 import scoring
 from challenge_site.accounts.models import Profile
@@ -83,7 +84,8 @@ def moments(challenge: Challenge) -> dict[str, datetime]:
     }
     result = {}
     for phase, (begin, end) in phases.items():
-        middle = begin + (end - begin) / 2
+        # At most two weeks in: a running challenge's entries are already made.
+        middle = min(begin + (end - begin) / 2, begin + timedelta(days=14))
         on_the_hour = middle.replace(minute=0, second=0, microsecond=0)
         result[phase] = on_the_hour if on_the_hour > begin or begin == end else middle
     return result
@@ -105,7 +107,8 @@ def plans(dataset: Dataset) -> list[Plan]:
             when = at[phase] + timedelta(minutes=minute)
             result.append(Plan(username, method, phase, splits, when))
     result.append(Plan(after[0], after[1], "post", (Split.VAL, Split.TEST), at["post"]))
-    return result
+    # Nothing is sent from the future (a running challenge has no entries after today).
+    return [plan for plan in result if plan.when <= timezone.now()]
 
 
 def read_file(dataset: Dataset, split: str, kind: str) -> np.ndarray:

@@ -12,7 +12,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "slugs", nargs="*", default=["epuc", "covshift"], help="challenges (default: the demos)"
+            "slugs",
+            nargs="*",
+            default=["epuc", "covshift", "probing"],
+            help="challenges (default: the demos)",
         )
 
     def handle(self, *args, slugs, **options):

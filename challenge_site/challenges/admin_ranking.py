@@ -1,0 +1,135 @@
+"""The challenge's ranking and feedback options in the admin: the public part of the test
+set (``test_public_fraction``), the final entries per participant (``final_entries``) and
+the feedback (exact scores or the Ladder); their checks and what a change sets off.
+
+- The public part is fixed once the test phase has begun: test entries are scored on it.
+- The Ladder needs every dataset's ranking loss to have per-example terms.
+- A changed public part rescores the challenge's entries (baselines included) so that
+  every entry has its part scores; a changed number of final entries, or a dataset's
+  changed ranking loss, recomputes which entries count (and the Ladder's shown scores).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.utils import timezone
+
+import scoring
+from datasets.forms import DatasetUploadForm
+
+from .models import Challenge, Feedback, format_utc
+
+FIELDS = ("test_public_fraction", "final_entries", "feedback")
+FIELDSET = ("Ranking and feedback", {"fields": FIELDS})
+
+
+def ladder_refusal(*, name: str, task: str, ranking_loss: str) -> str | None:
+    """Why the Ladder cannot show the dataset's scores, or None if it can."""
+    loss_name = ranking_loss or scoring.default_ranking_loss(task).name
+    loss = scoring.LOSSES.get(loss_name)
+    if loss is None or loss.terms is not None:
+        return None  # an unknown loss is reported by the dataset's own check
+    return (
+        f"The Ladder needs per-example loss terms, and dataset “{name}” ranks by "
+        f"{loss_name}, which has none: choose another ranking loss for it, or exact scores."
+    )
+
+
+def check_options(form, cleaned: dict) -> None:
+    """ChallengeForm.clean: the options against the challenge as stored."""
+    challenge = form.instance  # not yet changed by the form (that follows clean)
+    fraction = cleaned.get("test_public_fraction")
+    if (
+        challenge.pk is not None
+        and fraction is not None
+        and fraction != challenge.test_public_fraction
+        and timezone.now() >= challenge.test_start
+    ):
+        form.add_error(
+            "test_public_fraction",
+            "The public part is fixed once test entries are scored: the test phase began "
+            f"on {format_utc(challenge.test_start)}, so the share stays "
+            f"{challenge.test_public_fraction:g}.",
+        )
+    if (cleaned.get("feedback") or challenge.feedback) == Feedback.LADDER and challenge.pk:
+        problems = [
+            message
+            for dataset in challenge.datasets.all()
+            if (
+                message := ladder_refusal(
+                    name=dataset.name, task=dataset.task, ranking_loss=dataset.ranking_loss
+                )
+            )
+        ]
+        if problems:
+            form.add_error("feedback", problems)
+
+
+class DatasetRankingForm(DatasetUploadForm):
+    """The dataset form of the admin (its page and the challenge's inline): a new dataset
+    or a changed ranking loss must suit the challenge's feedback."""
+
+    def clean(self):
+        cleaned = super().clean()
+        challenge, task = cleaned.get("challenge"), cleaned.get("task")
+        changed = self.instance.pk is None or {"task", "ranking_loss"} & set(self.changed_data)
+        if (
+            challenge is not None
+            and task
+            and changed
+            and challenge.feedback == Feedback.LADDER
+            and "ranking_loss" not in self.errors
+        ):
+            message = ladder_refusal(
+                name=cleaned.get("name") or self.instance.name,
+                task=task,
+                ranking_loss=cleaned.get("ranking_loss", ""),
+            )
+            if message:
+                self.add_error("ranking_loss", message)
+        return cleaned
+
+
+def ranking_loss_changed(dataset) -> None:
+    """A dataset's ranking loss changed (inside the save): recompute the Ladder's shown
+    scores and the entries that count for the final ranking."""
+    from challenge_site.submissions import finals, ladder
+
+    ladder.refresh_dataset(dataset=dataset)
+    finals.refresh_dataset(dataset=dataset)
+
+
+class RankingAdminMixin:
+    """For ChallengeAdmin: what a saved change of the options sets off."""
+
+    def save_model(self, request, obj, form, change):
+        before = None
+        if change:
+            before = (
+                Challenge.objects.filter(pk=obj.pk)
+                .values_list("test_public_fraction", "final_entries")
+                .first()
+            )
+        super().save_model(request, obj, form, change)
+        if before is None:
+            return
+        fraction, final_entries = before
+        if obj.test_public_fraction != fraction:
+            from challenge_site.submissions.models import FINAL, Submission
+            from challenge_site.submissions.services import rescore
+
+            count = rescore(
+                submissions=Submission.objects.filter(dataset__challenge=obj, status__in=FINAL)
+            )
+            if count:
+                self.message_user(
+                    request,
+                    f"The public part changed: {count} entr{'y' if count == 1 else 'ies'} "
+                    "(baselines included) queued to be scored again.",
+                    messages.INFO,
+                )
+        if obj.final_entries != final_entries or obj.test_public_fraction != fraction:
+            from challenge_site.submissions import finals
+
+            for dataset in obj.datasets.all():
+                finals.refresh_dataset(dataset=dataset)

@@ -1,0 +1,103 @@
+"""Marking an entry as final: POST /submissions/<id>/final/ (a form on the entry's page)
+and POST /api/v1/submissions/<id>/final/ with {"final": true|false} (token or session).
+
+Only the entry's owner may choose; anyone else gets the 404 the entry's private parts
+give. The choice never depends on a hidden score; what counts for the final ranking by
+default (the best on the public part) is shown only where the public part's exact scores
+are visible to the asker.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+from rest_framework import status
+from rest_framework.decorators import api_view, permission_classes
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+
+from challenge_site.access import get_visible_or_404
+from challenge_site.challenges.models import Phase
+from challenge_site.policy import exact_scores_visible
+from datasets.models import ScoredSplit
+
+from . import finals
+from .models import Submission
+
+
+def _own_entry(request, pk: int) -> Submission:
+    """The user's own entry, else 404 (the same answer for others' and missing ones)."""
+    submission = get_visible_or_404(Submission, user=request.user, now=timezone.now(), pk=pk)
+    if submission.user_id != request.user.pk:
+        raise Http404("No such submission of yours.")
+    return submission
+
+
+def final_for(submission: Submission, *, user, now) -> dict | None:
+    """``final_status`` for the owner of a test-phase entry; None for anyone else."""
+    if submission.user_id is None or submission.user_id != user.pk:
+        return None
+    if submission.phase != Phase.TEST:
+        return None
+    return final_status(submission, user=user, now=now)
+
+
+def final_status(submission: Submission, *, user, now) -> dict:
+    """What the entry's page and the API say about final selections to ``user``."""
+    dataset = submission.dataset
+    challenge = dataset.challenge
+    chosen = finals.selection(dataset=dataset, user_id=submission.user_id)
+    # Without a choice, the K best on the public part count: which ones tells the order of
+    # the public part's exact scores, which the Ladder keeps from participants.
+    counts_known = not challenge.has_public_part or exact_scores_visible(
+        challenge, ScoredSplit.PUBLIC, user=user, now=now
+    )
+    return {
+        "final": submission.final,
+        "selectable": finals.selectable(submission, now=now),
+        "chosen": len(chosen.chosen),
+        "limit": chosen.limit,
+        "in_final_ranking": submission.in_final_ranking if counts_known else None,
+    }
+
+
+@login_required
+@require_POST
+def choose_final(request, pk):
+    submission = _own_entry(request, pk)
+    final = request.POST.get("final") == "1"
+    try:
+        finals.choose(submission=submission, final=final, now=timezone.now())
+    except finals.SelectionError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request,
+            f"Submission #{submission.pk} is {'now' if final else 'no longer'} one of your "
+            "final entries.",
+        )
+    return redirect("submission_detail", pk=submission.pk)
+
+
+@api_view(["POST"])
+@permission_classes([IsAuthenticated])
+def api_choose_final(request, pk):
+    """{"final": true|false} → the entry's final status; 400 with the reason if refused."""
+    submission = _own_entry(request, pk)
+    value = request.data.get("final")
+    if not isinstance(value, bool):
+        if value in ("true", "false"):
+            value = value == "true"
+        else:
+            return Response(
+                {"final": ["expected true or false"]}, status=status.HTTP_400_BAD_REQUEST
+            )
+    now = timezone.now()
+    try:
+        finals.choose(submission=submission, final=value, now=now)
+    except finals.SelectionError as error:
+        return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+    submission.refresh_from_db()
+    return Response(final_status(submission, user=request.user, now=now))

@@ -1,0 +1,151 @@
+"""Final selections: which test entries of a participant count for the final ranking.
+
+In the test phase each participant marks up to ``Challenge.final_entries`` (K) of their
+test entries per dataset as final. The final ranking (the test split's, or the private
+part's when the challenge has a public part) takes each participant's best entry among
+those that count: the chosen ones; without a choice, the K best on the public part;
+without a public part either, every test entry (as in 2004). ``in_final_ranking`` keeps
+that answer on each entry, refreshed whenever an entry, a choice or a public score
+changes; it never depends on a hidden score.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import F
+
+from challenge_site.challenges.models import Phase
+from challenge_site.challenges.services import current_phase
+from challenge_site.policy import listed_scores
+from datasets.models import Dataset, ScoredSplit
+
+from .models import FINAL, Moderation, Score, Status, Submission
+
+
+class SelectionError(Exception):
+    """Why a final selection was refused, in words for the participant."""
+
+
+def in_force(dataset: Dataset) -> bool:
+    """Whether the dataset's test ranking follows final selections: its challenge has a
+    public part, or some participant chose final entries."""
+    if dataset.challenge.has_public_part:
+        return True
+    return Submission.objects.filter(dataset=dataset, final=True).exists()
+
+
+def _test_entries(dataset: Dataset, user_id: int):
+    return Submission.objects.filter(
+        dataset=dataset, user_id=user_id, is_baseline=False, phase=Phase.TEST
+    )
+
+
+def counted_ids(*, dataset: Dataset, user_id: int) -> set[int]:
+    """Ids of the participant's entries that count for the final ranking."""
+    entries = _test_entries(dataset, user_id)
+    chosen = set(entries.filter(final=True).values_list("pk", flat=True))
+    if chosen:
+        return chosen
+    if not dataset.challenge.has_public_part:
+        return set(entries.values_list("pk", flat=True))
+    best = (
+        listed_scores(
+            Score.objects.filter(
+                submission__in=entries,
+                split=ScoredSplit.PUBLIC,
+                loss=dataset.effective_ranking_loss,
+                value__isnull=False,
+            )
+        )
+        .order_by(F("value").asc(), "submission__created", "submission_id")
+        .values_list("submission_id", flat=True)
+    )
+    return set(best[: dataset.challenge.final_entries])
+
+
+def refresh(*, dataset: Dataset, user_id: int) -> None:
+    """Set ``in_final_ranking`` on every entry of the participant in the dataset."""
+    counted = counted_ids(dataset=dataset, user_id=user_id)
+    entries = Submission.objects.filter(dataset=dataset, user_id=user_id, is_baseline=False)
+    entries.filter(pk__in=counted).exclude(in_final_ranking=True).update(in_final_ranking=True)
+    entries.exclude(pk__in=counted).exclude(in_final_ranking=False).update(in_final_ranking=False)
+
+
+def refresh_dataset(*, dataset: Dataset) -> None:
+    users = (
+        Submission.objects.filter(dataset=dataset, user__isnull=False)
+        .values_list("user_id", flat=True)
+        .distinct()
+    )
+    for user_id in sorted(set(users)):
+        refresh(dataset=dataset, user_id=user_id)
+
+
+# --- The participant's choice ---------------------------------------------------------
+
+
+def selectable(submission: Submission, *, now: datetime) -> bool:
+    """Whether the entry's owner may mark or unmark it as final now: a test-phase entry
+    whose files are valid, not moderated, before the deadline."""
+    challenge = submission.dataset.challenge
+    return (
+        not submission.is_baseline
+        and submission.phase == Phase.TEST
+        and submission.status != Status.INVALID
+        and submission.moderation == Moderation.NONE
+        and current_phase(challenge, now=now) == Phase.TEST
+    )
+
+
+@dataclass(frozen=True)
+class Selection:
+    chosen: list[int]  # the participant's final entries, oldest first
+    limit: int
+
+
+def selection(*, dataset: Dataset, user_id: int) -> Selection:
+    chosen = list(
+        _test_entries(dataset, user_id)
+        .filter(final=True)
+        .order_by("created", "pk")
+        .values_list("pk", flat=True)
+    )
+    return Selection(chosen, dataset.challenge.final_entries)
+
+
+def choose(*, submission: Submission, final: bool, now: datetime) -> None:
+    """Mark (``final``) or unmark the entry as one of its owner's final entries.
+
+    SelectionError when the entry may not be chosen now, or when K are chosen already
+    (the participant unmarks one first: nothing is unmarked behind their back)."""
+    from . import standings
+
+    dataset = submission.dataset
+    with transaction.atomic():
+        standings.lock(dataset_id=dataset.pk, user_id=submission.user_id)
+        submission = Submission.objects.select_related("dataset__challenge").get(pk=submission.pk)
+        if not selectable(submission, now=now):
+            if current_phase(dataset.challenge, now=now) != Phase.TEST:
+                raise SelectionError("Final entries are chosen during the test phase only.")
+            raise SelectionError(
+                "Only your valid test-phase entries that are not moderated can be final."
+            )
+        if submission.final == final:
+            return
+        if final:
+            limit = dataset.challenge.final_entries
+            chosen = _test_entries(dataset, submission.user_id).filter(final=True).count()
+            if chosen >= limit:
+                raise SelectionError(
+                    f"You have chosen {chosen} final entries for {dataset.name}, the most "
+                    f"this challenge allows ({limit}): unmark one first."
+                )
+        submission.final = final
+        submission.save(update_fields=["final"])
+        refresh(dataset=dataset, user_id=submission.user_id)
+
+
+def pending_count(*, dataset: Dataset, user_id: int) -> int:
+    """The participant's test entries not yet scored (a choice may wait for them)."""
+    return _test_entries(dataset, user_id).exclude(status__in=FINAL).count()

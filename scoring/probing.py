@@ -1,0 +1,33 @@
+"""Signs of leaderboard probing in one prediction file, for the organisers.
+
+A probe (Whitehill 2017) often predicts one constant for every example but a few,
+whose effect on the shown score tells the prober about those examples' targets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .evaluate import Evaluation
+from .options import Task
+
+
+def rows_off_mode(evaluation: Evaluation) -> int:
+    """How many examples' predictions differ from the most common prediction.
+
+    Classification compares p(y = +1); regression the predictive mean together with
+    the variance of Gaussian rows (NaN for quantile and sample rows, compared as equal).
+    0 means a constant file; a small positive count, a constant file but for a few rows.
+    """
+    ctx = evaluation.context
+    if evaluation.task == Task.CLASSIFICATION:
+        values = np.asarray(ctx.p, dtype=np.float64)[:, None]
+    else:
+        rows = ctx.rows
+        values = np.column_stack([rows.stats.mean, rows.variance, rows.kind.astype(np.float64)])
+    if values.shape[0] == 0:
+        return 0
+    # NaN compares equal to NaN here: replace it by a value no prediction takes.
+    keys = np.where(np.isnan(values), np.inf, values)
+    _, counts = np.unique(keys, axis=0, return_counts=True)
+    return int(values.shape[0] - counts.max())

@@ -1,0 +1,191 @@
+"""Final selections: which test entries count for the final ranking, how participants
+choose them (page and API), and the published ranking that follows."""
+
+import numpy as np
+import pytest
+import time_machine
+from django.test import Client
+
+from challenge_site.submissions import finals
+from challenge_site.submissions.models import Score, Submission
+from tests.factories import AFTER, TEST_PHASE, VALIDATION, make_dataset, make_user
+
+N_TEST = 100
+BOARD = "/challenges/demo/datasets/beta/leaderboard/"
+
+
+@pytest.fixture
+def beta(challenge):
+    challenge.test_public_fraction = 0.4
+    challenge.save()
+    return make_dataset(challenge, "beta", task="classification", sizes=(40, 20, N_TEST))
+
+
+def _upload(submit_zip, user, dataset, seed, *, method=None):
+    p = 0.05 + 0.9 * np.random.default_rng(seed).random(N_TEST)
+    files = {"beta_test_predict.txt": "".join(f"{x:.6g}\n" for x in p).encode()}
+    return submit_zip(user, dataset.challenge, files, now=TEST_PHASE, method=method or f"m{seed}")
+
+
+def _public(submission):
+    return Score.objects.get(submission=submission, split="public", loss="nlp").value
+
+
+def _post(url, data, *, user, when=TEST_PHASE, csrf=False):
+    client = Client(enforce_csrf_checks=csrf)
+    with time_machine.travel(when, tick=False):
+        client.force_login(user)
+        return client.post(url, data)
+
+
+def _publish(challenge):
+    with time_machine.travel(AFTER, tick=False):
+        challenge.results_published = True
+        challenge.save()
+
+
+def _counted(user, dataset):
+    return set(
+        Submission.objects.filter(user=user, dataset=dataset, in_final_ranking=True).values_list(
+            "pk", flat=True
+        )
+    )
+
+
+def test_without_a_choice_the_k_best_on_the_public_part_count(beta, participant, submit_zip):
+    entries = [_upload(submit_zip, participant, beta, seed) for seed in range(4)]
+    best_two = sorted(entries, key=lambda s: (_public(s), s.created, s.pk))[:2]
+    assert _counted(participant, beta) == {s.pk for s in best_two}
+
+
+def test_a_choice_replaces_the_default_and_is_capped_at_k(beta, participant, submit_zip):
+    entries = [_upload(submit_zip, participant, beta, seed) for seed in range(3)]
+    worst = max(entries, key=_public)
+    response = _post(f"/submissions/{worst.pk}/final/", {"final": "1"}, user=participant)
+    assert response.status_code == 302
+    assert _counted(participant, beta) == {worst.pk}
+    others = [s for s in entries if s != worst]
+    _post(f"/submissions/{others[0].pk}/final/", {"final": "1"}, user=participant)
+    with time_machine.travel(TEST_PHASE, tick=False):
+        client = Client()
+        client.force_login(participant)
+        refused = client.post(f"/submissions/{others[1].pk}/final/", {"final": "1"}, follow=True)
+        page = refused.content.decode()
+    assert "the most this challenge allows (2): unmark one first" in page
+    assert _counted(participant, beta) == {worst.pk, others[0].pk}
+    _post(f"/submissions/{worst.pk}/final/", {"final": "0"}, user=participant)
+    assert _counted(participant, beta) == {others[0].pk}
+
+
+def test_only_the_owner_chooses_with_csrf_during_the_test_phase(
+    beta, participant, other, submit_zip
+):
+    entry = _upload(submit_zip, participant, beta, 1)
+    assert _post(f"/submissions/{entry.pk}/final/", {"final": "1"}, user=other).status_code == 404
+    forged = _post(f"/submissions/{entry.pk}/final/", {"final": "1"}, user=participant, csrf=True)
+    assert forged.status_code == 403
+    api = Client()
+    with time_machine.travel(TEST_PHASE, tick=False):
+        api.force_login(other)
+        response = api.post(
+            f"/api/v1/submissions/{entry.pk}/final/",
+            {"final": True},
+            content_type="application/json",
+        )
+    assert response.status_code == 404
+    late = _post(f"/submissions/{entry.pk}/final/", {"final": "1"}, user=participant, when=AFTER)
+    assert late.status_code == 302
+    entry.refresh_from_db()
+    assert entry.final is False
+
+
+def test_the_api_marks_an_entry_final(beta, participant, submit_zip):
+    entry = _upload(submit_zip, participant, beta, 1)
+    client = Client()
+    with time_machine.travel(TEST_PHASE, tick=False):
+        client.force_login(participant)
+        response = client.post(
+            f"/api/v1/submissions/{entry.pk}/final/",
+            {"final": True},
+            content_type="application/json",
+        )
+        bad = client.post(
+            f"/api/v1/submissions/{entry.pk}/final/",
+            {"final": "yes"},
+            content_type="application/json",
+        )
+        detail = client.get(f"/api/v1/submissions/{entry.pk}/").json()
+    assert response.status_code == 200, response.content
+    assert response.json() == {
+        "final": True,
+        "selectable": True,
+        "chosen": 1,
+        "limit": 2,
+        "in_final_ranking": True,
+    }
+    assert bad.status_code == 400
+    assert detail["final_selection"]["final"] is True
+
+
+def test_the_published_ranking_takes_each_participants_best_final_entry(
+    beta, participant, submit_zip
+):
+    grace = make_user("grace")
+    mine = [_upload(submit_zip, participant, beta, seed) for seed in range(3)]
+    hers = [_upload(submit_zip, grace, beta, seed) for seed in (10, 11)]
+    _publish(beta.challenge)
+    client = Client()
+    with time_machine.travel(AFTER, tick=False):
+        data = client.get("/api/v1/challenges/demo/datasets/beta/leaderboard/?split=private").json()
+    assert data["final_ranking"] is True
+    ranked = [row for row in data["results"] if row["rank"] is not None]
+    by_user = {}
+    for row in ranked:
+        by_user.setdefault(row["participant"], []).append(row)
+    assert all(len(rows) == 1 for user, rows in by_user.items() if user)
+    counted = {
+        s.pk for s in mine + hers if s.pk in _counted(participant, beta) | _counted(grace, beta)
+    }
+    private = {
+        s.pk: Score.objects.get(submission=s, split="private", loss="nlp").value
+        for s in mine + hers
+    }
+    for entries in (mine, hers):
+        pool = [s for s in entries if s.pk in counted]
+        best = min(pool, key=lambda s: (private[s.pk], s.created, s.pk))
+        ids = {s.pk for s in entries}
+        assert [row["submission"] for row in ranked if row["submission"] in ids] == [best.pk]
+    unranked = [row for row in data["results"] if row["rank"] is None]
+    assert {row["submission"] for row in unranked} == {s.pk for s in mine + hers} - {
+        row["submission"] for row in ranked
+    }
+    with time_machine.travel(AFTER, tick=False):
+        page = client.get(BOARD + "?split=private").content.decode()
+        results = client.get("/challenges/demo/results/").content.decode()
+    assert "not ranked" in page and "Final ranking" in page
+    for row in ranked:
+        if row["participant"]:
+            assert f"/submissions/{row['submission']}/" in results
+
+
+def test_without_a_public_part_or_a_choice_every_entry_is_ranked(
+    challenge, participant, submit_zip
+):
+    dataset = make_dataset(challenge, "beta", task="classification", sizes=(40, 20, N_TEST))
+    entries = [_upload(submit_zip, participant, dataset, seed) for seed in range(3)]
+    assert not finals.in_force(dataset)
+    _publish(challenge)
+    with time_machine.travel(AFTER, tick=False):
+        data = Client().get("/api/v1/challenges/demo/datasets/beta/leaderboard/?split=test").json()
+    assert data["final_ranking"] is False
+    ranks = {row["submission"]: row["rank"] for row in data["results"]}
+    assert all(ranks[s.pk] is not None for s in entries)
+    assert sorted(ranks.values()) == list(range(1, len(ranks) + 1))
+
+
+def test_validation_entries_cannot_be_final(beta, participant, submit_zip):
+    files = {"beta_val_predict.txt": b"0.5\n" * 20}
+    entry = submit_zip(participant, beta.challenge, files, now=VALIDATION)
+    _post(f"/submissions/{entry.pk}/final/", {"final": "1"}, user=participant, when=TEST_PHASE)
+    entry.refresh_from_db()
+    assert entry.final is False
