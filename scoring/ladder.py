@@ -51,11 +51,25 @@ class Step:
     threshold: float  # s_t used for this entry (0.0 allowed, +inf for infinite terms)
     accepted: bool  # this entry set the shown score
     best: int  # index (0-based, into the sequence) of the entry whose score is shown
-    # What an accepted entry's score is rounded to: its threshold, but never finer than
-    # ``min_precision`` (the site passes 1/n, Blum & Hardt's own rounding, so that a
-    # change of every prediction by a hair, with its tiny threshold, cannot show the
-    # exact score to many digits). Not compared: two steps are equal by what is shown.
+    # The unit an accepted entry's score is rounded to (``rounding_unit``): a power of
+    # ten, 0 for exact. The only precision ever published: the threshold itself, a
+    # statistic of the hidden terms, stays on the server. Not compared: two steps are
+    # equal by what is shown.
     precision: float = field(default=0.0, compare=False)
+
+
+def rounding_unit(threshold: float, min_precision: float = 0.0) -> float:
+    """The power of ten a score accepted with ``threshold`` is shown to: that of the
+    threshold's first significant digit (0.0123 → 0.01), but never finer than
+    ``min_precision`` (the site passes 1/n, Blum & Hardt's own rounding: 1/200 → 0.01,
+    1/1000 → 0.001), so that a change of every prediction by a hair, with its tiny
+    threshold, cannot show a score to many digits. 0.0 means exact (threshold 0 and no
+    floor); +inf thresholds take the floor alone."""
+    places = decimals(threshold)
+    if min_precision:
+        floor = math.floor(-math.log10(float(min_precision)) + 1e-9)
+        places = floor if places is None else min(places, floor)
+    return 0.0 if places is None else float(Decimal(1).scaleb(-places))
 
 
 def _terms(values, name: str) -> np.ndarray:
@@ -200,8 +214,8 @@ def step(
         first entry or after a shown +inf): accepted when ``mean < mean(best_terms) − s``
         (the shown entry's exact mean: see the comment in the code; always for a first
         entry; never when the mean is +inf after a first entry), then
-        ``shown = round_to(mean, max(s, min_precision))`` and ``best = index``;
-        otherwise both unchanged.
+        ``shown`` the mean rounded to ``rounding_unit(s, min_precision)`` and
+        ``best = index``; otherwise both unchanged.
     """
     index = _index(index, "index")
     new = _terms(new_terms, "new_terms")
@@ -210,8 +224,8 @@ def step(
         if best is not None or best_terms is not None:
             raise ValueError("a first entry (shown=None) has no best entry nor best_terms")
         s = threshold(new)
-        unit = max(s, float(min_precision))
-        return Step(round_to(mean, unit), s, True, index, unit)
+        unit = rounding_unit(s, min_precision)
+        return Step(_rounded(mean, unit), s, True, index, unit)
     shown = float(shown)
     if math.isnan(shown) or shown == -math.inf:
         raise ValueError(f"the shown score must be finite or +inf, got {shown!r}")
@@ -231,8 +245,8 @@ def step(
         s = threshold(new)
         if math.isinf(mean):
             return Step(shown=shown, threshold=s, accepted=False, best=best)
-        unit = max(s, float(min_precision))
-        return Step(round_to(mean, unit), s, True, index, unit)
+        unit = rounding_unit(s, min_precision)
+        return Step(_rounded(mean, unit), s, True, index, unit)
     if best_terms is None:
         raise ValueError("a finite shown score needs the terms of its entry (best_terms)")
     s = threshold(new, reference)
@@ -242,8 +256,12 @@ def step(
     # exact mean.
     if math.isinf(mean) or not mean < _mean(reference) - s:
         return Step(shown=shown, threshold=s, accepted=False, best=best)
-    unit = max(s, float(min_precision))
-    return Step(round_to(mean, unit), s, True, index, unit)
+    unit = rounding_unit(s, min_precision)
+    return Step(_rounded(mean, unit), s, True, index, unit)
+
+
+def _rounded(value: float, unit: float) -> float:
+    return value if unit == 0 or math.isinf(value) else round_to(value, unit)
 
 
 def ladder(sequence: Iterable, *, min_precision: float = 0.0) -> list[Step]:

@@ -170,7 +170,7 @@ def ladder_csv_lines(board: Board, *, url_for) -> Iterator[str]:
                 str(row.submission),
                 url_for(row.submission),
                 row.text,
-                csv_number(row.threshold),
+                csv_number(row.precision),  # the rounding unit
                 str(row.entries),
             ]
         )

@@ -1,7 +1,7 @@
 """The leaderboard as the Ladder shows it (challenge_site.submissions.ladder).
 
 One row per participant: the score the Ladder shows them on the dataset's ranking loss,
-rounded to its threshold's precision, and the entry that set it. No other loss, no
+rounded to a power of ten (never the threshold itself), and the entry that set it. No other loss, no
 interval, no plot: they would give the exact scores away. Two statements per page,
 whatever the number of entries: the rows through ``score_ladder_idx`` and the count of
 each participant's entries.
@@ -32,23 +32,31 @@ class LadderRow:
     method: str
     created: datetime
     shown: float
-    threshold: float
+    precision: float  # the rounding unit of the shown score (a power of ten; 0: exact)
     entries: int  # the participant's listed entries on this split
 
     @property
     def text(self) -> str:
-        """The shown score as precise as the Ladder allows: "0.23" for a threshold of 0.012."""
-        return format_shown(self.shown, self.threshold)
+        """The shown score as precise as the Ladder allows: "0.23" to a unit of 0.01."""
+        return format_shown(self.shown, self.precision)
 
     @property
-    def threshold_text(self) -> str:
-        return "∞" if math.isinf(self.threshold) else f"{self.threshold:.2g}"
+    def precision_text(self) -> str:
+        return unit_text(self.precision)
 
 
-def format_shown(value: float, threshold: float) -> str:
+def unit_text(unit: float | None) -> str:
+    """The rounding unit as people read it: "0.01"; "exact" for 0."""
+    if unit is None:
+        return "–"
+    return "exact" if unit == 0 else f"{unit:g}"
+
+
+def format_shown(value: float, precision: float) -> str:
+    """``value`` with the decimals of its rounding unit ``precision`` (0: exact)."""
     if math.isinf(value):
         return "∞"
-    places = decimals(threshold) if threshold else None
+    places = decimals(precision) if precision else None
     if places is None:
         return f"{value:.6g}"
     return f"{value:.{max(places, 0)}f}"
@@ -81,7 +89,7 @@ def rows(board: Board, *, offset: int = 0, limit: int | None = None) -> list[Lad
             "submission__method",
             "submission__created",
             "ladder_value",
-            "ladder_threshold",
+            "ladder_precision",
             *(f"submission__{name}" for name in PARTICIPANT_FIELDS),
         )[offset : None if limit is None else offset + limit]
     )
@@ -109,7 +117,7 @@ def rows(board: Board, *, offset: int = 0, limit: int | None = None) -> list[Lad
             method=method,
             created=created,
             shown=shown,
-            threshold=threshold or 0.0,
+            precision=precision or 0.0,
             entries=counts.get(user_id, 0),
         )
         for position, (
@@ -118,7 +126,7 @@ def rows(board: Board, *, offset: int = 0, limit: int | None = None) -> list[Lad
             method,
             created,
             shown,
-            threshold,
+            precision,
             is_baseline,
             username,
             display,
@@ -152,9 +160,10 @@ def json_row(row: LadderRow, *, url: str, loss: str) -> dict:
         "created": row.created.isoformat(),
         "feedback": "ladder",
         "scores": {loss: "inf" if math.isinf(row.shown) else float(row.text)},
-        "threshold": row.threshold,
+        # The rounding unit only: the threshold itself is a statistic of the hidden terms.
+        "precision": row.precision,
         "entries": row.entries,
     }
 
 
-CSV_HEADER = ["rank", "participant", "method", "submission", "url", "score", "threshold", "entries"]
+CSV_HEADER = ["rank", "participant", "method", "submission", "url", "score", "precision", "entries"]

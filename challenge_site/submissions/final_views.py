@@ -20,6 +20,7 @@ from rest_framework.response import Response
 
 from challenge_site.access import get_visible_or_404
 from challenge_site.challenges.models import Phase
+from challenge_site.challenges.services import current_phase
 from challenge_site.policy import exact_scores_visible
 from datasets.models import ScoredSplit
 
@@ -56,7 +57,10 @@ def final_status(submission: Submission, *, user, now) -> dict:
     )
     return {
         "final": submission.final,
-        "selectable": finals.selectable(submission, now=now),
+        # Whether the button shows: marking needs a selectable entry; unmarking only the
+        # test phase (a final entry the organisers hid may be given up).
+        "selectable": finals.selectable(submission, now=now)
+        or (submission.final and current_phase(challenge, now=now) == Phase.TEST),
         "chosen": len(chosen.chosen),
         "limit": chosen.limit,
         "in_final_ranking": submission.in_final_ranking if counts_known else None,

@@ -41,10 +41,16 @@ def _test_entries(dataset: Dataset, user_id: int):
     )
 
 
+def _chosen(dataset: Dataset, user_id: int):
+    """The participant's final entries that stand: chosen, and neither hidden nor
+    disqualified (a moderated entry neither counts nor takes up one of the K places)."""
+    return _test_entries(dataset, user_id).filter(final=True, moderation=Moderation.NONE)
+
+
 def counted_ids(*, dataset: Dataset, user_id: int) -> set[int]:
     """Ids of the participant's entries that count for the final ranking."""
     entries = _test_entries(dataset, user_id)
-    chosen = set(entries.filter(final=True).values_list("pk", flat=True))
+    chosen = set(_chosen(dataset, user_id).values_list("pk", flat=True))
     if chosen:
         return chosen
     if not dataset.challenge.has_public_part:
@@ -86,8 +92,9 @@ def refresh_dataset(*, dataset: Dataset) -> None:
 
 
 def selectable(submission: Submission, *, now: datetime) -> bool:
-    """Whether the entry's owner may mark or unmark it as final now: a test-phase entry
-    whose files are valid, not moderated, before the deadline."""
+    """Whether the entry's owner may mark it as final now: a test-phase entry whose files
+    are valid (a failed one may be rescored), not moderated, before the deadline. Any
+    final entry may be unmarked during the test phase."""
     challenge = submission.dataset.challenge
     return (
         not submission.is_baseline
@@ -105,12 +112,7 @@ class Selection:
 
 
 def selection(*, dataset: Dataset, user_id: int) -> Selection:
-    chosen = list(
-        _test_entries(dataset, user_id)
-        .filter(final=True)
-        .order_by("created", "pk")
-        .values_list("pk", flat=True)
-    )
+    chosen = list(_chosen(dataset, user_id).order_by("created", "pk").values_list("pk", flat=True))
     return Selection(chosen, dataset.challenge.final_entries)
 
 
@@ -125,9 +127,9 @@ def choose(*, submission: Submission, final: bool, now: datetime) -> None:
     with transaction.atomic():
         standings.lock(dataset_id=dataset.pk, user_id=submission.user_id)
         submission = Submission.objects.select_related("dataset__challenge").get(pk=submission.pk)
-        if not selectable(submission, now=now):
-            if current_phase(dataset.challenge, now=now) != Phase.TEST:
-                raise SelectionError("Final entries are chosen during the test phase only.")
+        if current_phase(dataset.challenge, now=now) != Phase.TEST:
+            raise SelectionError("Final entries are chosen during the test phase only.")
+        if final and not selectable(submission, now=now):
             raise SelectionError(
                 "Only your valid test-phase entries that are not moderated can be final."
             )
@@ -135,7 +137,7 @@ def choose(*, submission: Submission, final: bool, now: datetime) -> None:
             return
         if final:
             limit = dataset.challenge.final_entries
-            chosen = _test_entries(dataset, submission.user_id).filter(final=True).count()
+            chosen = _chosen(dataset, submission.user_id).count()
             if chosen >= limit:
                 raise SelectionError(
                     f"You have chosen {chosen} final entries for {dataset.name}, the most "

@@ -3,7 +3,7 @@
 For every participant, dataset and feedback split (validation, the test's public part),
 their listed entries are taken in submission order through scoring.ladder: each entry's
 row gets the shown score after it (``ladder_value``, rounded to the threshold's
-precision, never finer than 1/n), that precision and whether it set the shown score; the
+precision, never finer than 1/n), that rounding unit and whether it set the shown score; the
 entry whose score is shown has ``ladder_current``. The values are kept whatever the
 challenge's feedback option, so that switching it never shows a stale or missing score;
 challenge_site.policy.ladder_applies says who sees them instead of the exact scores.
@@ -27,7 +27,7 @@ from .models import Score, SplitResult
 
 # The splits that give feedback during the challenge.
 LADDER_SPLITS = (ScoredSplit.VAL, ScoredSplit.PUBLIC)
-FIELDS = ("ladder_value", "ladder_threshold", "ladder_accepted", "ladder_current")
+FIELDS = ("ladder_value", "ladder_precision", "ladder_accepted", "ladder_current")
 
 
 def _loss_terms(loaded: dict, loss: scoring.Loss, value: float) -> np.ndarray | None:

@@ -258,10 +258,11 @@ class Score(models.Model):
     rank_upper = models.PositiveIntegerField(null=True, blank=True)
     # The Ladder (challenge_site.submissions.ladder), on the ranking loss of the validation
     # split and of the test's public part: the participant's shown score after this entry,
-    # the precision it is shown to (its setter's threshold, at least 1/n), whether this
-    # entry set it, and whether it is the one whose score is shown now.
+    # the power of ten it is rounded to (scoring.ladder.rounding_unit of its setter's
+    # threshold, never finer than 1/n; the threshold itself is never kept nor shown),
+    # whether this entry set it, and whether it is the one whose score is shown now.
     ladder_value = models.FloatField(null=True, blank=True)
-    ladder_threshold = models.FloatField(null=True, blank=True)
+    ladder_precision = models.FloatField(null=True, blank=True)
     ladder_accepted = models.BooleanField(null=True, blank=True)
     ladder_current = models.BooleanField(default=False)
 

@@ -108,6 +108,7 @@ def moderate(
     outcome = Outcome()
     ids = list(submissions.values_list("pk", flat=True))  # whatever the admin's query
     with transaction.atomic():
+        standings.lock_owners(ids)  # before the submissions: see standings
         rows = list(
             Submission.objects.filter(pk__in=ids)
             .select_for_update(of=("self",))

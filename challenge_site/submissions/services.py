@@ -252,6 +252,7 @@ def _claim(*, submission_id: int, force: bool, task_id: str, now: datetime | Non
     now = now or timezone.now()
     timeout = timedelta(seconds=settings.SUBMISSION_SCORING_TIMEOUT)
     with transaction.atomic():
+        standings.lock_owners([submission_id])  # before the submission: see standings
         submission = Submission.objects.select_for_update().filter(pk=submission_id).first()
         if submission is None:
             logger.warning("submission %s no longer exists", submission_id)
@@ -298,6 +299,7 @@ def _finish(*, submission_id: int, attempt: int, outcome) -> Submission | None:
     stored = terms.save_outcome(submission_id=submission_id, outcome=outcome)
     try:
         with transaction.atomic():
+            standings.lock_owners([submission_id])  # before the submission: see standings
             submission = Submission.objects.select_for_update().get(pk=submission_id)
             if submission.status != Status.RUNNING or submission.attempts != attempt:
                 logger.info("submission %s: run %s was superseded", submission_id, attempt)

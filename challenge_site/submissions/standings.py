@@ -2,8 +2,9 @@
 count for the final ranking, and the intervals of every split the entries are scored on.
 
 Scoring, moderation, deletion and final choices call ``entries_changed`` inside their
-transaction; it locks the participant's quota row first, so that two changes at once are
-applied one after the other.
+transaction; the participant's quota row is locked first (``lock_owners``, before any
+submission row), so that two changes at once are applied one after the other and never
+deadlock.
 """
 
 from django.contrib.auth import get_user_model
@@ -13,13 +14,30 @@ from challenge_site.leaderboard import interval_runs
 from datasets.models import TEST_PARTS, Dataset, Split
 
 from . import finals, ladder
-from .models import SubmissionQuota
+from .models import Submission, SubmissionQuota
 
 
 def lock(*, dataset_id: int, user_id: int) -> None:
     """Serialise the participant's changes on the dataset (their quota row, as submit)."""
     quota, _ = SubmissionQuota.objects.get_or_create(user_id=user_id, dataset_id=dataset_id)
     SubmissionQuota.objects.select_for_update().filter(pk=quota.pk).first()
+
+
+def lock_owners(submission_ids) -> None:
+    """Lock the quota rows of the participants of these submissions, in one order, before
+    the caller locks or changes the submissions themselves: every transaction that ends
+    in ``entries_changed`` takes its locks quota first, submissions second, so two of
+    them never wait for each other (finals.refresh updates all of a participant's
+    entries)."""
+    owners = sorted(
+        set(
+            Submission.objects.filter(pk__in=list(submission_ids), user__isnull=False)
+            .values_list("dataset_id", "user_id")
+            .distinct()
+        )
+    )
+    for dataset_id, user_id in owners:
+        lock(dataset_id=dataset_id, user_id=user_id)
 
 
 def scored_splits(splits, *, has_public_part: bool) -> list[str]:

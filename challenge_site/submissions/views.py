@@ -150,7 +150,18 @@ def my_submissions(request):
         Submission.objects.filter(user=request.user)
         .select_related("dataset__challenge")
         .prefetch_related(
-            Prefetch("scores", queryset=Score.objects.only("submission", "split", "loss", "value")),
+            Prefetch(
+                "scores",
+                queryset=Score.objects.only(
+                    "submission",
+                    "split",
+                    "loss",
+                    "value",
+                    "ladder_value",
+                    "ladder_precision",
+                    "ladder_accepted",
+                ),
+            ),
             Prefetch("split_results", queryset=SplitResult.objects.defer("plot_data")),
         )
         .order_by("-created", "-id")

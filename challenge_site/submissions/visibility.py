@@ -41,7 +41,7 @@ class LadderScore:
 
     loss: scoring.Loss
     shown: float | None  # the participant's shown score after this entry; None: no part
-    threshold: float | None
+    precision: float | None  # the shown score's rounding unit (a power of ten; 0: exact)
     accepted: bool | None  # this entry set the shown score
 
     @property
@@ -50,13 +50,13 @@ class LadderScore:
 
         if self.shown is None:
             return "–"
-        return format_shown(self.shown, self.threshold or 0.0)
+        return format_shown(self.shown, self.precision or 0.0)
 
     @property
-    def threshold_text(self) -> str:
-        if self.threshold is None:
-            return "–"
-        return "∞" if math.isinf(self.threshold) else f"{self.threshold:.2g}"
+    def precision_text(self) -> str:
+        from challenge_site.leaderboard.ladder_board import unit_text
+
+        return unit_text(self.precision)
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ def score_table(submission: Submission, *, user, now=None) -> list[SplitScores]:
             ladder = LadderScore(
                 scoring.LOSSES[ranking],
                 row.ladder_value if row else None,
-                row.ladder_threshold if row else None,
+                row.ladder_precision if row else None,
                 row.ladder_accepted if row else None,
             )
             table.append(SplitScores(split, True, [], None, ladder))
@@ -171,15 +171,14 @@ def api_scores(submission: Submission, *, user) -> dict:
 
 
 def api_ladder(submission: Submission, *, user) -> dict:
-    """{split: {"loss", "shown", "threshold", "accepted"}} for the splits the user sees
+    """{split: {"loss", "shown", "precision", "accepted"}} for the splits the user sees
     through the Ladder (their exact scores are left out of ``scores``)."""
     return {
         str(entry.split): {
             "loss": entry.ladder.loss.name,
             "shown": None if entry.ladder.shown is None else json_value(entry.ladder.shown),
-            "threshold": None
-            if entry.ladder.threshold is None
-            else json_value(entry.ladder.threshold),
+            # The rounding unit only: the threshold is a statistic of the hidden terms.
+            "precision": entry.ladder.precision,
             "accepted": entry.ladder.accepted,
         }
         for entry in score_table(submission, user=user)

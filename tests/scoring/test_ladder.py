@@ -296,8 +296,26 @@ def test_resubmitting_the_same_file_never_shows_the_exact_score():
         first, copy, nudged = copy_steps
         assert not copy.accepted and copy.shown == first.shown and copy.best == 0
         # Every term a hair lower: a consistent improvement, accepted with a tiny
-        # threshold, but shown no finer than 1/n (Blum & Hardt's rounding; the site's).
+        # threshold, but shown no finer than 1/n (Blum & Hardt's rounding; the site's):
+        # to 0.01, the power of ten at or above 1/400.
         assert nudged.accepted and nudged.threshold < 1e-9
-        assert nudged.precision == 1 / 400
-        assert nudged.shown == ladder.round_to(float(np.mean(terms * (1 - 1e-9))), 1 / 400)
-        assert ladder.decimals(nudged.precision) == 3
+        assert nudged.precision == 0.01
+        assert nudged.shown == round(float(np.mean(terms * (1 - 1e-9))), 2)
+
+
+@pytest.mark.parametrize(
+    ("threshold", "floor", "unit"),
+    [
+        (0.0123, 0.0, 0.01),
+        (0.0123, 1 / 200, 0.01),
+        (0.0004, 1 / 200, 0.01),  # never finer than 1/n: 0.005 → 0.01
+        (0.0004, 1 / 1000, 0.001),
+        (0.0004, 1 / 5000, 0.001),  # 1/5000 = 0.0002 → 0.001
+        (0.3, 1 / 1000, 0.1),
+        (0.0, 0.0, 0.0),  # exact
+        (0.0, 1 / 400, 0.01),
+        (math.inf, 1 / 400, 0.01),
+    ],
+)
+def test_the_rounding_unit_is_a_power_of_ten_never_finer_than_the_floor(threshold, floor, unit):
+    assert ladder.rounding_unit(threshold, floor) == unit

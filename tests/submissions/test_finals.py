@@ -189,3 +189,28 @@ def test_validation_entries_cannot_be_final(beta, participant, submit_zip):
     _post(f"/submissions/{entry.pk}/final/", {"final": "1"}, user=participant, when=TEST_PHASE)
     entry.refresh_from_db()
     assert entry.final is False
+
+
+def test_a_moderated_final_entry_frees_its_place_and_can_be_unmarked(
+    beta, participant, staff, submit_zip
+):
+    from challenge_site.submissions import moderation
+
+    entries = [_upload(submit_zip, participant, beta, seed) for seed in range(4)]
+    for entry in entries[:2]:
+        _post(f"/submissions/{entry.pk}/final/", {"final": "1"}, user=participant)
+    with time_machine.travel(TEST_PHASE, tick=False):
+        moderation.hide(
+            submissions=Submission.objects.filter(pk__in=[e.pk for e in entries[:2]]),
+            reason="probing",
+            user=staff,
+            now=TEST_PHASE,
+        )
+    # Neither hidden entry counts nor holds a place: the K best listed ones count again.
+    listed = sorted(entries[2:], key=lambda s: (_public(s), s.created, s.pk))
+    assert _counted(participant, beta) == {s.pk for s in listed}
+    _post(f"/submissions/{entries[2].pk}/final/", {"final": "1"}, user=participant)
+    assert _counted(participant, beta) == {entries[2].pk}
+    _post(f"/submissions/{entries[0].pk}/final/", {"final": "0"}, user=participant)
+    entries[0].refresh_from_db()
+    assert entries[0].final is False

@@ -65,14 +65,19 @@ def test_the_stored_ladder_is_the_scoring_packages(beta, participant, submit_zip
     rows = [_row(s) for s in (first, second, third)]
     for row, step in zip(rows, steps, strict=True):
         assert row.ladder_value == step.shown
-        assert row.ladder_threshold == pytest.approx(steps[step.best].precision)
+        assert row.ladder_precision == pytest.approx(steps[step.best].precision)
         assert row.ladder_accepted is step.accepted
     assert rows[0].ladder_accepted and not rows[1].ladder_accepted
     assert [row.ladder_current for row in rows] == [i == steps[-1].best for i in range(3)]
     # The shown score is the first entry's, rounded to its threshold's precision.
     assert rows[1].ladder_value == rows[0].ladder_value
-    assert rows[0].ladder_value == scoring.ladder.round_to(rows[0].value, rows[0].ladder_threshold)
-    assert rows[0].ladder_threshold == max(steps[0].threshold, 1 / 200)  # 200 public
+    assert rows[0].ladder_value == scoring.ladder.round_to(rows[0].value, rows[0].ladder_precision)
+    assert rows[0].ladder_precision == scoring.ladder.rounding_unit(steps[0].threshold, 1 / 200)
+    # Only that power of ten is published, never the threshold (a statistic of the terms).
+    board = _get("/api/v1/challenges/demo/datasets/beta/leaderboard/?split=public").json()
+    assert board["results"][0]["precision"] == rows[0].ladder_precision
+    assert "threshold" not in board["results"][0]
+    assert repr(steps[0].threshold) not in _get(BOARD + "?split=public").content.decode()
     assert rows[0].ladder_value != rows[0].value
 
 
@@ -95,7 +100,7 @@ def test_the_public_board_shows_the_ladder_not_the_exact_scores(
     assert not any(value in html for value in exact), [
         html[html.index(v) - 200 : html.index(v) + 50] for v in exact if v in html
     ]
-    assert scoring.ladder.decimals(_row(first).ladder_threshold) is not None
+    assert scoring.ladder.decimals(_row(first).ladder_precision) is not None
     assert f'href="/submissions/{first.pk}/"' in html  # the entry that set the score
     assert f'href="/submissions/{probe.pk}/"' not in html
     assert _row(probe).value > _row(first).value and shown == _row(first).ladder_value

@@ -32,7 +32,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name="score",
-            name="ladder_threshold",
+            name="ladder_precision",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
