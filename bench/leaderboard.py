@@ -139,19 +139,23 @@ def create_dataset():
 
 
 def insert_scores(rows: list[tuple]) -> None:
-    """Score rows (submission, dataset, split, loss, value), many per statement."""
+    """Score rows (submission, dataset, split, loss, value), many per statement (not
+    the Ladder's current entry: the Ladder is not in force here)."""
     from django.db import connection
 
     from challenge_site.submissions.models import Score
 
-    columns = f"{Score._meta.db_table} (submission_id, dataset_id, split, loss, value)"
+    rows = [(*row, False) for row in rows]
+    columns = (
+        f"{Score._meta.db_table} (submission_id, dataset_id, split, loss, value, ladder_current)"
+    )
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             from psycopg2.extras import execute_values
 
             execute_values(cursor.cursor, f"INSERT INTO {columns} VALUES %s", rows, page_size=5000)
         else:
-            cursor.executemany(f"INSERT INTO {columns} VALUES (%s, %s, %s, %s, %s)", rows)
+            cursor.executemany(f"INSERT INTO {columns} VALUES (%s, %s, %s, %s, %s, %s)", rows)
 
 
 def seed(dataset, *, first: int, last: int, rng: random.Random) -> None:
