@@ -84,6 +84,16 @@ def board_splits(challenge) -> tuple[str, ...]:
     return SPLITS
 
 
+def split_name(split: str) -> str:
+    """How a board's split reads in a sentence: "validation split", "test split's public
+    part"."""
+    if split == ScoredSplit.PUBLIC:
+        return "test split's public part"
+    if split == ScoredSplit.PRIVATE:
+        return "test split's private part"
+    return f"{ScoredSplit(split).label.lower()} split"
+
+
 def final_split(challenge) -> str:
     """The split the final ranking is computed on: the private part, or the whole test."""
     return ScoredSplit.PRIVATE if challenge.has_public_part else Split.TEST

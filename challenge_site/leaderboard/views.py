@@ -191,6 +191,7 @@ def leaderboard(request, slug, name):
         "unit": services.gain_unit(dataset),
         "log_loss": ranking is not None and ranking.log_scale,
         "split_label": ScoredSplit(board.split).label,
+        "split_name": services.split_name(board.split),
         "point_links": [
             {"loss": loss, "url": board_url(board, sort=loss.name)}
             for loss in board.losses
@@ -293,7 +294,7 @@ def leaderboard_forest(request, slug, name):
     dataset = board.dataset
     view = "each participant's best entry" if board.best else "all entries"
     title = (
-        f"{dataset.name}, {ScoredSplit(board.split).label.lower()} split, {view}: "
+        f"{dataset.name}, {services.split_name(board.split)}, {view}: "
         f"95 % intervals of {board.sort.name}"
         + (f", entries {page.first}–{page.last}" if page.rows else "")
     )
