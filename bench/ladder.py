@@ -11,7 +11,7 @@ simulate_honest's participant (``--rounds`` genuinely different, slowly improvin
 under the Ladder: how far the shown score strays from the truth (the lowest exact public
 score so far), in thresholds of its round.
 
-Usage: python bench/ladder.py [--seeds 20] [--rounds 200] [--public 1000] [--private 1000]
+Usage: python bench/ladder.py [--seeds 100] [--rounds 200] [--public 1000] [--private 1000]
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _mean_sd(values) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--seeds", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--public", type=int, default=1000)
     parser.add_argument("--private", type=int, default=1000)
