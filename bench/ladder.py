@@ -1,7 +1,7 @@
 """How far a leaderboard prober climbs with exact scores and with the Ladder
 (scoring.ladder; Blum & Hardt 2015, Whitehill 2017).
 
-For each seed, scoring.ladder.simulate_attack runs the same attacker (same targets,
+For each seed, scoring.simulation.simulate_attack runs the same attacker (same targets,
 base prediction and flip subsets) under exact and Ladder feedback: a log-loss
 prediction on ``--public`` + ``--private`` binary examples, ``--rounds`` submissions
 that each flip the sign of a random tenth of the kept logits and are kept when the shown
@@ -27,7 +27,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scoring import ladder  # noqa: E402
+from scoring import ladder_simulation as simulation  # noqa: E402
 
 
 def _mean_sd(values) -> str:
@@ -49,13 +49,14 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     runs = {
         feedback: [
-            ladder.simulate_attack(feedback=feedback, seed=seed, **sizes)
+            simulation.simulate_attack(feedback=feedback, seed=seed, **sizes)
             for seed in range(args.seeds)
         ]
-        for feedback in ladder.FEEDBACKS
+        for feedback in simulation.FEEDBACKS
     }
     honest = [
-        ladder.simulate_honest(feedback="ladder", seed=seed, **sizes) for seed in range(args.seeds)
+        simulation.simulate_honest(feedback="ladder", seed=seed, **sizes)
+        for seed in range(args.seeds)
     ]
     elapsed = time.perf_counter() - started
 

@@ -58,11 +58,10 @@ def api_leaderboard(request, slug, name):
         return request.build_absolute_uri(reverse("submission_detail", args=[pk]))
 
     if policy.ladder_applies(dataset.challenge, board.split, user=request.user, now=now):
-        size = services.PAGE_SIZE
-        rows = ladder_board.rows(board, offset=(number - 1) * size, limit=size + 1)
+        rows, has_next = ladder_board.page(board, number=number, size=services.PAGE_SIZE)
         if number > 1 and not rows:
             return Response({"detail": "Invalid page."}, status=status.HTTP_404_NOT_FOUND)
-        loss = ladder_board.ranking_loss(board)
+        loss = services.ranking_loss(dataset)
         return Response(
             {
                 "challenge": dataset.challenge.slug,
@@ -72,13 +71,13 @@ def api_leaderboard(request, slug, name):
                 "view": "ladder",
                 "feedback": "ladder",
                 "page": number,
-                "next": link(number + 1) if len(rows) > size else None,
+                "next": link(number + 1) if has_next else None,
                 "previous": link(number - 1) if number > 1 else None,
                 "results": [
                     ladder_board.json_row(
                         row, url=submission_url(row.submission), loss=loss.name if loss else ""
                     )
-                    for row in rows[:size]
+                    for row in rows
                 ],
             }
         )

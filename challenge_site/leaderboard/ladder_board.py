@@ -14,10 +14,9 @@ from datetime import datetime
 
 from django.db.models import Count, F
 
-import scoring
 from challenge_site.policy import PARTICIPANT_FIELDS, listed_scores, participant_label
-from challenge_site.submissions.models import Score, Submission
-from scoring.ladder import decimals
+from challenge_site.submissions.models import Score
+from scoring.ladder import format_shown, format_unit
 
 from .queries import Board
 
@@ -42,46 +41,22 @@ class LadderRow:
 
     @property
     def precision_text(self) -> str:
-        return unit_text(self.precision)
+        return format_unit(self.precision)
 
 
-def unit_text(unit: float | None) -> str:
-    """The rounding unit as people read it: "0.01"; "exact" for 0."""
-    if unit is None:
-        return "–"
-    return "exact" if unit == 0 else f"{unit:g}"
-
-
-def format_shown(value: float, precision: float) -> str:
-    """``value`` with the decimals of its rounding unit ``precision`` (0: exact)."""
-    if math.isinf(value):
-        return "∞"
-    places = decimals(precision) if precision else None
-    if places is None:
-        return f"{value:.6g}"
-    return f"{value:.{max(places, 0)}f}"
-
-
-def ranking_loss(board: Board) -> scoring.Loss | None:
-    return scoring.LOSSES.get(board.dataset.effective_ranking_loss)
-
-
-def _scores(board: Board):
-    loss = ranking_loss(board)
+def _ranking_scores(board: Board):
+    """The listed entries' Score rows of the dataset's ranking loss on the board's split."""
     return listed_scores(
         Score.objects.filter(
-            dataset=board.dataset,
-            split=board.split,
-            loss=loss.name if loss else "",
-            ladder_current=True,
-            submission__is_baseline=False,
+            dataset=board.dataset, split=board.split, loss=board.dataset.effective_ranking_loss
         )
     )
 
 
 def rows(board: Board, *, offset: int = 0, limit: int | None = None) -> list[LadderRow]:
     found = list(
-        _scores(board)
+        _ranking_scores(board)
+        .filter(ladder_current=True, submission__is_baseline=False)
         .order_by(*ORDER)
         .values_list(
             "submission_id",
@@ -95,14 +70,8 @@ def rows(board: Board, *, offset: int = 0, limit: int | None = None) -> list[Lad
     )
     users = {row[1] for row in found}
     counts = dict(
-        listed_scores(
-            Score.objects.filter(
-                dataset=board.dataset,
-                split=board.split,
-                loss=ranking_loss(board).name if ranking_loss(board) else "",
-                submission__user_id__in=users,
-            )
-        )
+        _ranking_scores(board)
+        .filter(submission__user_id__in=users)
         .values_list("submission__user_id")
         .annotate(n=Count("id"))
         .order_by()
@@ -134,6 +103,12 @@ def rows(board: Board, *, offset: int = 0, limit: int | None = None) -> list[Lad
     ]
 
 
+def page(board: Board, *, number: int, size: int) -> tuple[list[LadderRow], bool]:
+    """Page ``number`` of the board, and whether another follows."""
+    found = rows(board, offset=(number - 1) * size, limit=size + 1)
+    return found[:size], len(found) > size
+
+
 def iter_rows(board: Board, *, chunk: int = 500) -> Iterator[LadderRow]:
     offset = 0
     while True:
@@ -142,12 +117,6 @@ def iter_rows(board: Board, *, chunk: int = 500) -> Iterator[LadderRow]:
         if len(found) < chunk:
             return
         offset += chunk
-
-
-def shown_for(submission: Submission, *, split: str) -> Score | None:
-    """The ranking loss's Score row of ``submission`` on ``split`` (ladder fields set)."""
-    loss = submission.dataset.effective_ranking_loss
-    return next((s for s in submission.scores.all() if s.split == split and s.loss == loss), None)
 
 
 def json_row(row: LadderRow, *, url: str, loss: str) -> dict:

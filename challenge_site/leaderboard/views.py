@@ -64,8 +64,7 @@ def ladder_reason(board: Board) -> str:
 
 
 def _ladder_page(request, board: Board, *, number: int, now):
-    size = services.PAGE_SIZE
-    rows = ladder_board.rows(board, offset=(number - 1) * size, limit=size + 1)
+    rows, has_next = ladder_board.page(board, number=number, size=services.PAGE_SIZE)
     if number > 1 and not rows:
         raise Http404("No such page.")
     dataset = board.dataset
@@ -73,12 +72,12 @@ def _ladder_page(request, board: Board, *, number: int, now):
         "board": board,
         "dataset": dataset,
         "challenge": dataset.challenge,
-        "rows": rows[:size],
-        "loss": ladder_board.ranking_loss(board),
+        "rows": rows,
+        "loss": services.ranking_loss(dataset),
         "reason": ladder_reason(board),
         "split_label": ScoredSplit(board.split).label,
         "previous_url": board_url(board, page=number - 1) if number > 1 else None,
-        "next_url": board_url(board, page=number + 1) if len(rows) > size else None,
+        "next_url": board_url(board, page=number + 1) if has_next else None,
         "csv_url": board_url(board, "leaderboard_csv"),
         "api_url": board_url(board, "api_leaderboard"),
         **_switches(board, user=request.user, now=now),

@@ -20,7 +20,7 @@ from challenge_site.challenges.services import current_phase
 from challenge_site.policy import listed_scores
 from datasets.models import Dataset, ScoredSplit
 
-from .models import FINAL, Moderation, Score, Status, Submission
+from .models import Moderation, Score, Status, Submission
 
 
 class SelectionError(Exception):
@@ -146,8 +146,3 @@ def choose(*, submission: Submission, final: bool, now: datetime) -> None:
         submission.final = final
         submission.save(update_fields=["final"])
         refresh(dataset=dataset, user_id=submission.user_id)
-
-
-def pending_count(*, dataset: Dataset, user_id: int) -> int:
-    """The participant's test entries not yet scored (a choice may wait for them)."""
-    return _test_entries(dataset, user_id).exclude(status__in=FINAL).count()

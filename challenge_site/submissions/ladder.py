@@ -45,10 +45,11 @@ def _loss_terms(loaded: dict, loss: scoring.Loss, value: float) -> np.ndarray | 
 
 
 def refresh(*, dataset: Dataset, user_id: int, split: str) -> int:
-    """Recompute the participant's Ladder on ``split``; returns the rows written.
+    """Bring the participant's Ladder on ``split`` up to date; returns the rows written.
 
-    Entries without stored terms (scored before they were kept) and entries whose
-    ranking loss is n/a take no part (no shown score)."""
+    A new entry costs one step (its terms and the current entry's); any other change
+    recomputes the whole sequence. Entries without stored terms (scored before they
+    were kept) and entries whose ranking loss is n/a take no part (no shown score)."""
     loss = scoring.LOSSES.get(dataset.effective_ranking_loss)
     rows = list(
         Score.objects.filter(
@@ -68,12 +69,73 @@ def refresh(*, dataset: Dataset, user_id: int, split: str) -> int:
             "pk", flat=True
         )
     )
+    candidates = [
+        row
+        for row in rows
+        if loss is not None
+        and row.loss == loss.name
+        and row.pk in listed
+        and row.value is not None
+        and names.get(row.submission_id)
+    ]
+    if _only_the_newest_is_new(rows, candidates):
+        return _append(candidates, loss=loss, names=names)
+    return _recompute(rows, candidates, loss=loss, names=names)
+
+
+def _state(row: Score) -> tuple:
+    return tuple(getattr(row, name) for name in FIELDS)
+
+
+def _only_the_newest_is_new(rows: list[Score], candidates: list[Score]) -> bool:
+    """The usual case, a participant's new entry: every row but the newest candidate
+    holds the Ladder of the entries before it (one of them current), the newest holds
+    none yet. Then one step against the current entry gives what a recompute would."""
+    if not candidates or candidates[-1].ladder_accepted is not None:
+        return False
+    earlier = candidates[:-1]
+    if any(row.ladder_accepted is None for row in earlier):
+        return False
+    if earlier and sum(row.ladder_current for row in earlier) != 1:
+        return False
+    others = {row.pk for row in candidates}
+    return all(_state(row) == (None, None, None, False) for row in rows if row.pk not in others)
+
+
+def _append(candidates: list[Score], *, loss, names: dict) -> int:
+    """One step of the Ladder for the newest entry (two terms files read)."""
+    new = candidates[-1]
+    terms = _loss_terms(stored_terms.load(names[new.submission_id]), loss, new.value)
+    if terms is None:
+        return 0  # takes no part, as in a recompute
+    index = len(candidates) - 1
+    best = next((i for i, row in enumerate(candidates[:-1]) if row.ladder_current), None)
+    reference = candidates[best] if best is not None else None
+    step = scoring.ladder.step(
+        terms,
+        shown=None if reference is None else reference.ladder_value,
+        best_terms=None
+        if reference is None
+        else _loss_terms(stored_terms.load(names[reference.submission_id]), loss, reference.value),
+        index=index,
+        best=best,
+        min_precision=1 / terms.size,
+    )
+    precision = step.precision if step.accepted else reference.ladder_precision
+    new.ladder_value, new.ladder_precision = step.shown, precision
+    new.ladder_accepted, new.ladder_current = step.accepted, step.accepted
+    changed = [new]
+    if step.accepted and reference is not None:
+        reference.ladder_current = False
+        changed.append(reference)
+    Score.objects.bulk_update(changed, FIELDS)
+    return len(changed)
+
+
+def _recompute(rows: list[Score], candidates: list[Score], *, loss, names: dict) -> int:
+    """The Ladder over every entry again (after a rescore, moderation or deletion)."""
     sequence, taking_part = [], []
-    for row in rows:
-        if loss is None or row.loss != loss.name:
-            continue
-        if row.pk not in listed or row.value is None or not names.get(row.submission_id):
-            continue
+    for row in candidates:
         found = _loss_terms(stored_terms.load(names[row.submission_id]), loss, row.value)
         if found is not None:
             sequence.append(found)
@@ -89,7 +151,7 @@ def refresh(*, dataset: Dataset, user_id: int, split: str) -> int:
     changed = []
     for row in rows:
         values = wanted[row.pk]
-        if tuple(getattr(row, name) for name in FIELDS) != values:
+        if _state(row) != values:
             for name, value in zip(FIELDS, values, strict=True):
                 setattr(row, name, value)
             changed.append(row)

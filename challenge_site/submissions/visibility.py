@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from django.utils import timezone
 
 import scoring
+import scoring.ladder
 from challenge_site.policy import ladder_applies, split_visible
 from datasets.models import ScoredSplit
 
@@ -46,17 +47,13 @@ class LadderScore:
 
     @property
     def text(self) -> str:
-        from challenge_site.leaderboard.ladder_board import format_shown
-
         if self.shown is None:
             return "–"
-        return format_shown(self.shown, self.precision or 0.0)
+        return scoring.ladder.format_shown(self.shown, self.precision or 0.0)
 
     @property
     def precision_text(self) -> str:
-        from challenge_site.leaderboard.ladder_board import unit_text
-
-        return unit_text(self.precision)
+        return scoring.ladder.format_unit(self.precision)
 
 
 @dataclass(frozen=True)

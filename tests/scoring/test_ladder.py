@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from scoring import ladder
+from scoring import ladder_simulation as simulation
 from scoring.ladder import Step
 
 
@@ -250,8 +251,8 @@ def test_public_mask_refuses_bad_arguments(n, fraction, seed, message):
 def test_exact_feedback_lets_a_prober_climb_and_the_ladder_does_not():
     seeds = range(100)
     runs = {
-        feedback: [ladder.simulate_attack(feedback=feedback, seed=s) for s in seeds]
-        for feedback in ladder.FEEDBACKS
+        feedback: [simulation.simulate_attack(feedback=feedback, seed=s) for s in seeds]
+        for feedback in simulation.FEEDBACKS
     }
     gaps = {feedback: np.array([r.gap for r in runs[feedback]]) for feedback in runs}
     exact, guarded = gaps["exact"].mean(), gaps["ladder"].mean()
@@ -265,14 +266,14 @@ def test_exact_feedback_lets_a_prober_climb_and_the_ladder_does_not():
         assert r.shown == r.public  # exact feedback shows the kept entry's public score
     for r in runs["exact"] + runs["ladder"]:
         assert r.gap == r.private - r.shown
-    assert ladder.simulate_attack(feedback="ladder", seed=5) == runs["ladder"][5]
+    assert simulation.simulate_attack(feedback="ladder", seed=5) == runs["ladder"][5]
     with pytest.raises(ValueError, match="feedback"):
-        ladder.simulate_attack(feedback="rounded")
+        simulation.simulate_attack(feedback="rounded")
 
 
 def test_the_ladder_shows_an_honest_participant_within_one_threshold_of_the_truth():
     for seed in range(8):
-        run = ladder.simulate_honest(feedback="ladder", seed=seed)
+        run = simulation.simulate_honest(feedback="ladder", seed=seed)
         assert run.shown.shape == run.truth.shape == (200,)
         # Within the threshold the best entry so far was compared with, plus the rounding.
         assert (run.error <= run.judged + run.resolution / 2).all()
@@ -281,7 +282,7 @@ def test_the_ladder_shows_an_honest_participant_within_one_threshold_of_the_trut
         assert run.truth[0] - run.truth[-1] > 3 * run.threshold.max()
         assert run.accepted.sum() >= 3
         assert (run.resolution > 0).all() and (run.resolution <= run.threshold.max()).all()
-    exact = ladder.simulate_honest(feedback="exact", seed=0)
+    exact = simulation.simulate_honest(feedback="exact", seed=0)
     assert np.array_equal(exact.shown, exact.truth)
     assert np.array_equal(exact.truth, np.minimum.accumulate(exact.truth))
 

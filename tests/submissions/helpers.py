@@ -67,3 +67,24 @@ def queued_submission(user, challenge, *, now=VALIDATION) -> Submission:
     )
     assert submission.status == Status.QUEUED
     return submission
+
+
+def get_at(url: str, *, when, user=None):
+    """GET ``url`` at the moment ``when`` (the clock travels), logged in as ``user``."""
+    import time_machine
+    from django.test import Client
+
+    client = Client()
+    with time_machine.travel(when, tick=False):
+        if user is not None:
+            client.force_login(user)
+        return client.get(url)
+
+
+def stored_file(dataset, split: str, kind: str) -> bytes:
+    """The bytes of one of the dataset's stored files."""
+    from django.core.files.storage import storages
+
+    datafile = dataset.files.get(split=split, kind=kind)
+    with storages[datafile.storage_alias].open(datafile.path, "rb") as handle:
+        return handle.read()

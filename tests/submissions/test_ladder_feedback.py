@@ -4,13 +4,14 @@ Ladder, and every place a score of a feedback split is shown."""
 import numpy as np
 import pytest
 import time_machine
-from django.test import Client
 
 import scoring.ladder
 from challenge_site.challenges.models import Feedback
 from challenge_site.submissions import moderation, terms
 from challenge_site.submissions.models import Score, SplitResult
 from tests.factories import AFTER, TEST_PHASE, VALIDATION, make_dataset, make_user
+
+from .helpers import get_at, stored_file
 
 N_TEST, N_VAL = 400, 300
 BOARD = "/challenges/demo/datasets/beta/leaderboard/"
@@ -38,11 +39,7 @@ def _upload(submit_zip, user, dataset, p, *, split="test", now=TEST_PHASE, metho
 
 
 def _get(url, *, user=None, when=TEST_PHASE):
-    client = Client()
-    with time_machine.travel(when, tick=False):
-        if user is not None:
-            client.force_login(user)
-        return client.get(url)
+    return get_at(url, user=user, when=when)
 
 
 def _row(submission, split="public"):
@@ -87,9 +84,7 @@ def test_the_public_board_shows_the_ladder_not_the_exact_scores(
     p = _probabilities(N_TEST, 1)
     first = _upload(submit_zip, participant, beta, p, method="First")
     # A probe a little worse on every example: the Ladder keeps the first entry's score.
-    from tests.submissions.test_test_parts import _stored
-
-    y = scoring.read_targets(_stored(beta, "test", "targets"), path="t")
+    y = scoring.read_targets(stored_file(beta, "test", "targets"), path="t")
     worse = np.clip(p - 0.01 * y, 0.01, 0.99)
     probe = _upload(submit_zip, participant, beta, worse, method="Probe")
     exact = [repr(_row(s).value) for s in (first, probe)]
@@ -149,9 +144,7 @@ def test_a_real_improvement_moves_the_shown_score_and_hiding_it_moves_it_back(
     rng = np.random.default_rng(3)
     first = _upload(submit_zip, participant, beta, _probabilities(N_TEST, 1))
     # Much better: the probability of each true class is raised to 0.9.
-    from tests.submissions.test_test_parts import _stored
-
-    targets = scoring.read_targets(_stored(beta, "test", "targets"), path="t")
+    targets = scoring.read_targets(stored_file(beta, "test", "targets"), path="t")
     good = np.where(targets == 1, 0.9, 0.1) * (1 - 0.02 * rng.random(N_TEST))
     better = _upload(submit_zip, participant, beta, good)
     assert _row(better).ladder_accepted is True and _row(better).ladder_current

@@ -5,14 +5,13 @@ public, and shown by the rules of challenge_site.policy."""
 import numpy as np
 import pytest
 import time_machine
-from django.test import Client
 
 import scoring
 from challenge_site.submissions import terms
 from challenge_site.submissions.models import Score, SplitResult, Status
 from tests.factories import AFTER, TEST_PHASE, make_dataset
 
-from .helpers import scores_of
+from .helpers import get_at, scores_of, stored_file
 
 N_TEST = 200
 
@@ -55,7 +54,7 @@ def test_an_entry_is_scored_on_both_parts_with_their_terms(beta, participant, su
     # The public part is the seeded subset; its score equals scoring it directly.
     mask = scoring.ladder.public_mask(N_TEST, 0.3, beta.test_parts_seed)
     targets = scoring.read_targets(
-        _stored(beta, "test", "targets"), path="t", task="classification"
+        stored_file(beta, "test", "targets"), path="t", task="classification"
     )
     p = np.loadtxt(_probabilities(N_TEST, 1).decode().splitlines())
     public = scoring.evaluate(
@@ -66,14 +65,6 @@ def test_an_entry_is_scored_on_both_parts_with_their_terms(beta, participant, su
     stored = terms.load(results["public"].terms)
     assert stored["nlp"].shape == (60,)
     assert stored["nlp"].mean() == pytest.approx(scores["public"]["nlp"], rel=1e-12)
-
-
-def _stored(dataset, split, kind) -> bytes:
-    from django.core.files.storage import storages
-
-    datafile = dataset.files.get(split=split, kind=kind)
-    with storages[datafile.storage_alias].open(datafile.path, "rb") as handle:
-        return handle.read()
 
 
 def test_the_seed_is_drawn_once_and_kept_when_targets_change(split_challenge):
@@ -103,11 +94,7 @@ def test_without_a_public_part_only_the_test_split_is_scored(challenge, particip
 
 
 def _get(url, *, user=None, when=TEST_PHASE):
-    client = Client()
-    with time_machine.travel(when, tick=False):
-        if user is not None:
-            client.force_login(user)
-        return client.get(url)
+    return get_at(url, user=user, when=when)
 
 
 def test_public_part_is_shown_at_once_private_waits_for_publication(
