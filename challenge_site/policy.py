@@ -413,6 +413,26 @@ def page_public_scores(scores: QuerySet[Score]) -> QuerySet[Score]:
     )
 
 
+def owned_q(user, prefix: str = "") -> Q:
+    """The entries ``user`` owns: their own and, once teams exist, their team's. Every
+    "my submissions" list, API and permission check goes through this."""
+    if not user.is_authenticated:
+        return Q(pk__in=[])
+    return Q(**{f"{prefix}user": user})
+
+
+def owned_submissions(user) -> QuerySet[Submission]:
+    """The entries ``user`` may list as theirs (My submissions, GET /api/v1/submissions/)."""
+    return Submission.objects.filter(owned_q(user), is_baseline=False)
+
+
+def owns(submission: Submission, *, user) -> bool:
+    """``user`` may act on the entry as its participant (final choice, withdrawal)."""
+    if not user.is_authenticated or submission.is_baseline:
+        return False
+    return submission.user_id == user.pk
+
+
 def visible_submissions(*, user, now: datetime) -> QuerySet[Submission]:
     """Submissions whose page ``user`` may open: listed ones of open challenges, their
     own, and every one for organisers."""
@@ -423,15 +443,13 @@ def visible_submissions(*, user, now: datetime) -> QuerySet[Submission]:
         dataset__challenge__opened_at__isnull=False, dataset__challenge__start__lte=now
     )
     if user.is_authenticated:
-        return submissions.filter(public | Q(user=user) | _organised(user, "dataset__challenge"))
+        return submissions.filter(public | owned_q(user) | _organised(user, "dataset__challenge"))
     return submissions.filter(public)
 
 
 def can_see_private(submission: Submission, *, user) -> bool:
     """The zip, the error report and the failure message: the owner and organisers."""
-    return is_organiser(user, submission.dataset.challenge) or (
-        user.is_authenticated and submission.user_id is not None and submission.user_id == user.pk
-    )
+    return is_organiser(user, submission.dataset.challenge) or owns(submission, user=user)
 
 
 def can_see_failure_detail(submission: Submission, *, user) -> bool:

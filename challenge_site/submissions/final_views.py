@@ -9,7 +9,6 @@ are visible to the asker.
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
 from django.shortcuts import redirect
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -18,7 +17,8 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from challenge_site.access import get_visible_or_404
+from challenge_site import policy
+from challenge_site.access import get_owned_or_404
 from challenge_site.challenges.models import Phase
 from challenge_site.challenges.services import current_phase
 from challenge_site.policy import exact_scores_visible
@@ -30,15 +30,12 @@ from .models import Submission
 
 def _own_entry(request, pk: int) -> Submission:
     """The user's own entry, else 404 (the same answer for others' and missing ones)."""
-    submission = get_visible_or_404(Submission, user=request.user, now=timezone.now(), pk=pk)
-    if submission.user_id != request.user.pk:
-        raise Http404("No such submission of yours.")
-    return submission
+    return get_owned_or_404(user=request.user, pk=pk)
 
 
 def final_for(submission: Submission, *, user, now) -> dict | None:
     """``final_status`` for the owner of a test-phase entry; None for anyone else."""
-    if submission.user_id is None or submission.user_id != user.pk:
+    if not policy.owns(submission, user=user):
         return None
     if submission.phase != Phase.TEST:
         return None

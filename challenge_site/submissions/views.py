@@ -10,6 +10,7 @@ from django.utils.cache import get_conditional_response, patch_cache_control
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods, require_safe
 
+from challenge_site import policy
 from challenge_site.access import get_visible_or_404
 from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.participation_views import refusal
@@ -147,7 +148,7 @@ def submission_file(request, pk):
 @require_safe
 def my_submissions(request):
     submissions = (
-        Submission.objects.filter(user=request.user)
+        policy.owned_submissions(request.user)
         .select_related("dataset__challenge")
         .prefetch_related(
             Prefetch(
