@@ -51,6 +51,7 @@ from challenge_site.challenges.models import (
 )
 from challenge_site.challenges.services import current_phase
 from challenge_site.submissions.models import Moderation, Score, Status, Submission
+from challenge_site.teams.models import Membership
 from datasets.models import Dataset, Kind, ScoredSplit, Split
 
 # Released from the start whatever the settings (so they may live in the default storage).
@@ -389,19 +390,29 @@ def results_preview(challenge: Challenge, *, user) -> bool:
 # --- Submissions ----------------------------------------------------------------------
 
 # Submissions that leaderboards, results, plots and exports list (baselines included):
-# scored, and neither hidden nor disqualified by the organisers (baselines never are).
-LISTED = Q(status=Status.SCORED, moderation=Moderation.NONE)
+# scored, neither hidden nor disqualified by the organisers (baselines never are), and not
+# withdrawn by their participant.
+LISTED = Q(status=Status.SCORED, moderation=Moderation.NONE, withdrawn_at__isnull=True)
 # Submissions that passed validation and were scored, listed or not (the statistics'
 # "valid submissions", which count moderated entries too).
 VALID = Q(status=Status.SCORED)
 # Submissions whose page everyone may open (in an open challenge): the listed ones, and
-# the disqualified ones, whose page says why they are not ranked. Hidden ones are not.
-PAGE_PUBLIC = Q(status=Status.SCORED, moderation__in=[Moderation.NONE, Moderation.DISQUALIFIED])
+# the disqualified ones, whose page says why they are not ranked. Hidden and withdrawn
+# ones are not.
+PAGE_PUBLIC = Q(
+    status=Status.SCORED,
+    moderation__in=[Moderation.NONE, Moderation.DISQUALIFIED],
+    withdrawn_at__isnull=True,
+)
 
 
 def listed_scores(scores: QuerySet[Score]) -> QuerySet[Score]:
     """Score rows of listed submissions only (the leaderboard's WHERE)."""
-    return scores.filter(submission__status=Status.SCORED, submission__moderation=Moderation.NONE)
+    return scores.filter(
+        submission__status=Status.SCORED,
+        submission__moderation=Moderation.NONE,
+        submission__withdrawn_at__isnull=True,
+    )
 
 
 def page_public_scores(scores: QuerySet[Score]) -> QuerySet[Score]:
@@ -410,15 +421,20 @@ def page_public_scores(scores: QuerySet[Score]) -> QuerySet[Score]:
     return scores.filter(
         submission__status=Status.SCORED,
         submission__moderation__in=[Moderation.NONE, Moderation.DISQUALIFIED],
+        submission__withdrawn_at__isnull=True,
     )
 
 
 def owned_q(user, prefix: str = "") -> Q:
-    """The entries ``user`` owns: their own and, once teams exist, their team's. Every
-    "my submissions" list, API and permission check goes through this."""
+    """The entries ``user`` owns: those they made without a team, and their teams'
+    (whoever made them). Every "my submissions" list, API and permission check goes
+    through this."""
     if not user.is_authenticated:
         return Q(pk__in=[])
-    return Q(**{f"{prefix}user": user})
+    teams = Membership.objects.filter(user=user).values("team_id")
+    return Q(**{f"{prefix}user": user, f"{prefix}team__isnull": True}) | Q(
+        **{f"{prefix}team__in": teams}
+    )
 
 
 def owned_submissions(user) -> QuerySet[Submission]:
@@ -430,13 +446,15 @@ def owns(submission: Submission, *, user) -> bool:
     """``user`` may act on the entry as its participant (final choice, withdrawal)."""
     if not user.is_authenticated or submission.is_baseline:
         return False
+    if submission.team_id is not None:
+        return Membership.objects.filter(team_id=submission.team_id, user=user).exists()
     return submission.user_id == user.pk
 
 
 def visible_submissions(*, user, now: datetime) -> QuerySet[Submission]:
     """Submissions whose page ``user`` may open: listed ones of open challenges, their
     own, and every one for organisers."""
-    submissions = Submission.objects.select_related("dataset__challenge", "user__profile")
+    submissions = Submission.objects.select_related("dataset__challenge", "user__profile", "team")
     if is_superuser(user):
         return submissions
     public = PAGE_PUBLIC & Q(
@@ -460,14 +478,43 @@ def can_see_failure_detail(submission: Submission, *, user) -> bool:
 # --- Names ----------------------------------------------------------------------------
 
 # The values a query must select to name a participant with ``participant_label``.
-PARTICIPANT_FIELDS = ("is_baseline", "user__username", "user__profile__display_name")
+PARTICIPANT_FIELDS = (
+    "is_baseline",
+    "user__username",
+    "user__profile__display_name",
+    "team__name",
+    "team__members_label",
+)
 
 
-def participant_label(*, is_baseline: bool, username: str | None, display_name: str | None) -> str:
-    """How a participant is named in public: display name, else user name; baselines none."""
+def participant_label(
+    *,
+    is_baseline: bool,
+    username: str | None,
+    display_name: str | None,
+    team_name: str | None = None,
+    team_members: str | None = None,
+) -> str:
+    """How a participant is named in public: a team as its name and members, as the 2004
+    tables list joint entries ("Gaze (Zadrozny, B & Langford, J)"); a user by display
+    name, else user name; baselines none."""
     if is_baseline:
         return ""
+    if team_name:
+        return f"{team_name} ({team_members})" if team_members else team_name
     return display_name or username or ""
+
+
+def participant_label_of(values) -> str:
+    """``participant_label`` of the PARTICIPANT_FIELDS values, in their order."""
+    is_baseline, username, display_name, team_name, team_members = values
+    return participant_label(
+        is_baseline=is_baseline,
+        username=username,
+        display_name=display_name,
+        team_name=team_name,
+        team_members=team_members,
+    )
 
 
 def participant_name(submission: Submission) -> str:
@@ -477,8 +524,11 @@ def participant_name(submission: Submission) -> str:
         display_name = submission.user.profile.display_name
     except ObjectDoesNotExist:
         display_name = ""
+    team = submission.team
     return participant_label(
         is_baseline=submission.is_baseline,
         username=submission.user.get_username(),
         display_name=display_name,
+        team_name=team.name if team else None,
+        team_members=team.members_label if team else None,
     )

@@ -140,10 +140,12 @@ INSTALLED_APPS = [
     "csp",
     "challenge_site.accounts",
     "challenge_site.challenges",
+    "challenge_site.teams",
     "datasets",
     "challenge_site.submissions",
     "challenge_site.leaderboard",
     "challenge_site.announcements",
+    "challenge_site.notifications",
 ]
 
 MIDDLEWARE = [
@@ -275,6 +277,10 @@ SUBMISSION_MAX_REJECTED_PER_DAY = env_int("SUBMISSION_MAX_REJECTED_PER_DAY", 50,
 SUBMISSION_INVALID_ZIP_RETENTION_DAYS = env_int(
     "SUBMISSION_INVALID_ZIP_RETENTION_DAYS", 7, minimum=1
 )
+# An upload over a submission limit is still checked for format problems, in the web
+# request (a broken file gets its line errors, a valid one the 429): for this many
+# seconds at most, well within gunicorn's 30-second request timeout.
+SUBMISSION_LIMIT_CHECK_SECONDS = env_int("SUBMISSION_LIMIT_CHECK_SECONDS", 10, minimum=1)
 
 # --- E-mail -----------------------------------------------------------------
 
@@ -292,8 +298,21 @@ else:
     EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "challenges@localhost")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
-# Announcements are e-mailed by a Celery task, this many recipients per run (one batch).
+# Announcements (and published results, challenge_site.notifications) are e-mailed by a
+# Celery task, this many recipients per run (one batch).
 ANNOUNCEMENT_EMAIL_BATCH_SIZE = env_int("ANNOUNCEMENT_EMAIL_BATCH_SIZE", 100, minimum=1)
+# Scheme and host the links of e-mails sent by Celery workers start with (notifications:
+# they have no request to take it from). In production: https:// and the first host name
+# of ALLOWED_HOSTS that is not a wildcard.
+_SITE_HOST = next((h.lstrip(".") for h in ALLOWED_HOSTS if "*" not in h and h.strip(".")), None)
+SITE_URL = env_str(
+    "SITE_URL",
+    "http://127.0.0.1:8000" if DEBUG or _SITE_HOST is None else f"https://{_SITE_HOST}",
+).rstrip("/")
+if not SITE_URL.startswith(("http://", "https://")) or "/" in SITE_URL.split("://", 1)[1]:
+    raise ImproperlyConfigured(
+        f"SITE_URL must be a scheme and a host, like https://challenges.example.org; got {SITE_URL!r}"
+    )
 
 # --- Security (all on when DJANGO_DEBUG=0; each can be turned off) ------------
 
@@ -405,6 +424,8 @@ CONTENT_SECURITY_POLICY = {
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
+        # "Authorization: Bearer TOKEN", the same tokens (challenge_site.accounts.tokens).
+        "challenge_site.accounts.tokens.BearerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -450,6 +471,8 @@ CELERY_BEAT_SCHEDULE = {
     "purge-invalid-zips": {"task": "submissions.purge_invalid_zips", "schedule": 3600.0},
     # Sends the runs of bootstrap intervals that were asked for and never made it.
     "sweep-intervals": {"task": "leaderboard.sweep_intervals", "schedule": 300.0},
+    # Queues again the results e-mails whose task was lost (challenge_site.notifications).
+    "resume-results-emails": {"task": "notifications.resume_results", "schedule": 300.0},
 }
 
 # --- Logging ------------------------------------------------------------------

@@ -56,6 +56,7 @@ CHALLENGE_KEYS = {
     "draft": Key(bool, False),
     "require_rules_acceptance": Key(bool, False),
     "require_approval": Key(bool, False),
+    "max_team_size": Key(int, 5),
     "start": Key(datetime),
     "test_start": Key(datetime),
     "deadline": Key(datetime),

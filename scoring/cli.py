@@ -1,10 +1,13 @@
-"""``python -m scoring evaluate PREDICTIONS TARGETS [LOSS]`` (spec §4)."""
+"""``python -m scoring evaluate PREDICTIONS TARGETS [LOSS]`` (spec §4), and
+``python -m scoring check ZIP --dataset NAME --task TASK --rows train=N,val=N,test=N``:
+a submission zip checked as the site checks it (scoring.upload_check)."""
 
 from __future__ import annotations
 
 import argparse
 import math
 import sys
+from datetime import UTC, datetime
 
 from .errors import ScoringError
 from .evaluate import evaluate
@@ -28,7 +31,7 @@ losses (lower is better):
   The numbers are the loss_type of the 2006 challenge's evaluate.py.
 
 A file with problems exits with status 1 and lists every bad line on stderr as
-PATH:LINE: message.
+PATH:LINE: message, led by a PATH: line for each problem that many lines share.
 """
 
 
@@ -140,11 +143,101 @@ def build_parser() -> argparse.ArgumentParser:
         help="demand q(k+1) - q(k) >= W in quantile rows",
     )
     ev.add_argument("--no-samples", action="store_true", help="reject sample rows")
+    _add_check(commands)
     return parser
+
+
+def _rows(text: str) -> dict[str, int]:
+    """``train=6,val=4,test=5`` (any of the three)."""
+    rows = {}
+    for part in filter(None, text.split(",")):
+        split, _, number = part.partition("=")
+        if split.strip() not in ("train", "val", "test") or not number.strip().isdigit():
+            raise argparse.ArgumentTypeError(
+                f"expected SPLIT=ROWS pairs such as train=6,val=4,test=5, got {part!r}"
+            )
+        rows[split.strip()] = int(number)
+    return rows
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def _moment(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an ISO date and time, got {text!r}") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _add_check(commands) -> None:
+    ch = commands.add_parser(
+        "check",
+        help="check a submission zip as the site does, without targets",
+        description="Check ZIP as the site checks an upload: its structure and file names, "
+        "and every prediction file's format and row count. No target is needed. Prints the "
+        "site's report on stderr and exits 1 if there is any problem.",
+        epilog=FORMATS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ch.add_argument("zip", metavar="ZIP")
+    ch.add_argument("--dataset", required=True, metavar="NAME", help="the dataset's name")
+    ch.add_argument("--task", required=True, choices=[t.value for t in Task])
+    ch.add_argument(
+        "--rows",
+        type=_rows,
+        required=True,
+        metavar="SPLIT=N,...",
+        help="examples per split, e.g. train=6,val=4,test=5 (a split left out is not checked)",
+    )
+    ch.add_argument("--no-samples", action="store_true", help="the dataset rejects sample rows")
+    ch.add_argument("--min-quantile-gap", type=_gap, default=0.0, metavar="W")
+    ch.add_argument(
+        "--datasets",
+        type=_names,
+        default=[],
+        metavar="A,B",
+        help='the challenge\'s other datasets (for "did you mean" suggestions)',
+    )
+    ch.add_argument("--phase", choices=["validation", "test", "post"])
+    ch.add_argument("--test-start", type=_moment, metavar="ISO", help="when the test phase begins")
+
+
+def check_main(args) -> int:
+    from .upload_check import DatasetFacts, check_upload  # (zip modules: only for check)
+
+    dataset = DatasetFacts(
+        name=args.dataset,
+        task=args.task,
+        rows=args.rows,
+        allow_samples=not args.no_samples,
+        min_quantile_gap=args.min_quantile_gap,
+    )
+    others = [DatasetFacts(name=name, task=args.task) for name in args.datasets]
+    try:
+        lines = check_upload(
+            args.zip,
+            datasets=[dataset, *others],
+            dataset=args.dataset,
+            phase=args.phase,
+            test_start=args.test_start,
+        )
+    except OSError as err:
+        print(f"{args.zip}: cannot read the file: {err.strerror or err}", file=sys.stderr)
+        return 1
+    if lines:
+        print("\n".join(lines), file=sys.stderr)
+        return 1
+    print(f"{args.zip}: no problems found")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "check":
+        return check_main(args)
     options = ScoringOptions(
         log_base=args.log_base,
         allow_samples=not args.no_samples,

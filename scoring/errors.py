@@ -9,6 +9,13 @@ bounded: only the problems that can still be shown (the ``MAX_REPORTED`` smalles
 line numbers) are kept and formatted, the rest are only counted, and once
 ``GIVE_UP`` problems are counted the readers stop reading (the count is then a
 lower bound: "... and at least N more problems").
+
+When many lines share one problem, the report says the fix once: each problem may name
+its *summary* ("use commas: separate numbers with spaces or tabs"), and a summary shared
+by ``SUMMARY_MIN`` lines or more leads the report as ``PATH: 300 lines use commas: …``,
+before the capped ``PATH:LINE: message`` lines (which stay as they are). A reader that
+knows more about the whole file (every value between 0 and 100: percentages?) may give
+a summary a *hint*, shown in its place whatever the count.
 """
 
 from __future__ import annotations
@@ -25,6 +32,10 @@ GIVE_UP = 10_000
 # A path longer than this is shown by its end (a 60,000-character folder name
 # repeated in 101 lines would make a 6 MB report).
 MAX_PATH = 120
+# A summary leads the report once this many lines share it ("many lines"); at most
+# MAX_SUMMARIES summaries lead one file's report, the most frequent first.
+SUMMARY_MIN = 10
+MAX_SUMMARIES = 5
 
 
 @dataclass(frozen=True)
@@ -54,10 +65,19 @@ class ScoringError(Exception):
     problems.
     """
 
-    def __init__(self, problems: list[Problem], total: int | None = None, *, exact: bool = True):
+    def __init__(
+        self,
+        problems: list[Problem],
+        total: int | None = None,
+        *,
+        exact: bool = True,
+        summaries: list[Problem] | tuple[Problem, ...] = (),
+    ):
         self.problems = list(problems)
         self.total = len(self.problems) if total is None else total
         self.exact = exact
+        # File-level lines that lead the report ("PATH: 300 lines use commas: …").
+        self.summaries = list(summaries)
         self._parts: tuple[ScoringError, ...] = ()
         super().__init__(self.report())
 
@@ -71,6 +91,7 @@ class ScoringError(Exception):
             [p for e in errors for p in e.problems],
             sum(e.total for e in errors),
             exact=all(e.exact for e in errors),
+            summaries=[s for e in errors for s in e.summaries],
         )
         combined._parts = tuple(errors)
         combined.args = (combined.report(),)
@@ -80,9 +101,11 @@ class ScoringError(Exception):
     def lines(self) -> list[str]:
         if self._parts:
             return [line for part in self._parts for line in part.lines]
-        out = [str(p) for p in self.problems]
+        out = [str(s) for s in self.summaries] + [str(p) for p in self.problems]
         hidden = self.total - len(self.problems)
-        if hidden > 0 or not self.exact:
+        if hidden == 0 and not self.exact:  # reading stopped early (a time limit)
+            out.append("... and perhaps more problems: the rest of the file was not read")
+        elif hidden > 0 or not self.exact:
             plural = "s" if hidden != 1 else ""
             at_least = "" if self.exact else "at least "
             out.append(f"... and {at_least}{hidden} more problem{plural}")
@@ -119,9 +142,42 @@ class Problems:
         self._kept: list[tuple[tuple[int, int, int], str]] = []
         self._worst: tuple[int, int, int] | None = None  # set once `keep` are kept
         self._order = 0
+        # Problems counted per summary (first seen first), and hints that replace one.
+        self.summary_counts: dict[str, int] = {}
+        self.hints: dict[str, str] = {}
 
-    def add(self, line: int, message: str) -> None:
+    def _count(self, summary: str | None, n: int) -> None:
+        if summary is not None and n:
+            self.summary_counts[summary] = self.summary_counts.get(summary, 0) + n
+
+    def hint(self, summary: str, template: str) -> None:
+        """Lead the report with ``template`` (its ``{lines}`` becomes "300 lines") in place
+        of ``summary``, however few lines share it: what the whole file shows (every value
+        between 0 and 100) says more than any one line."""
+        self.hints[summary] = template
+
+    def summaries(self) -> list[Problem]:
+        """The lines that lead the report: each summary shared by ``SUMMARY_MIN`` lines or
+        more, and each hinted one, the most frequent first (``MAX_SUMMARIES`` at most)."""
+        chosen = [
+            (count, summary)
+            for summary, count in self.summary_counts.items()
+            if count >= SUMMARY_MIN or summary in self.hints
+        ]
+        chosen.sort(key=lambda item: -item[0])  # stable: ties keep the order first seen
+        out = []
+        for count, summary in chosen[:MAX_SUMMARIES]:
+            lines = f"{'' if self.exact else 'at least '}{count} line{'s' if count != 1 else ''}"
+            template = self.hints.get(summary)
+            message = template.format(lines=lines) if template else f"{lines} {summary}"
+            out.append(Problem(self.path, 0, message))
+        return out
+
+    def add(self, line: int, message: str, summary: str | None = None) -> None:
+        """One problem; ``summary`` (a plural verb phrase and its fix, "use commas: separate
+        numbers with spaces or tabs") is what it shares with others of its kind."""
         self.total += 1
+        self._count(summary, 1)
         key = (int(line), 0, self._order)
         self._order += 1
         if self._worst is None or key < self._worst:
@@ -129,7 +185,7 @@ class Problems:
             if len(self._kept) >= 2 * self.keep:
                 self._prune()
 
-    def add_lines(self, lines, message: Callable[[int], str]) -> None:
+    def add_lines(self, lines, message: Callable[[int], str], summary: str | None = None) -> None:
         """Record one problem per entry of ``lines``; ``message(i)`` formats entry ``i``.
 
         Only the entries that are among the first ``keep`` so far are formatted.
@@ -138,6 +194,7 @@ class Problems:
         if not lines.size:
             return
         self.total += int(lines.size)
+        self._count(summary, int(lines.size))
         order = self._order
         self._order += 1
         # A batch's key (line, 1, order) sorts after every kept key of the same line,
@@ -157,14 +214,17 @@ class Problems:
             self._worst = merged[-1][0]
         self._kept = [(key, message(msg) if isinstance(msg, int) else msg) for key, msg in merged]
 
-    def add_range(self, start: int, stop: int, message: Callable[[int], str]) -> None:
+    def add_range(
+        self, start: int, stop: int, message: Callable[[int], str], summary: str | None = None
+    ) -> None:
         """One problem on each line from ``start`` to ``stop`` (exclusive), in O(keep):
         only the first ``keep`` lines can ever be shown."""
         if stop <= start:
             return
         shown = min(stop - start, self.keep)
-        self.add_lines(np.arange(start, start + shown), message)
+        self.add_lines(np.arange(start, start + shown), message, summary)
         self.total += (stop - start) - shown
+        self._count(summary, (stop - start) - shown)
 
     def _prune(self) -> None:
         self._kept.sort(key=lambda item: item[0])
@@ -189,7 +249,7 @@ class Problems:
         return [Problem(self.path, key[0], msg) for key, msg in self._kept[: min(limit, self.keep)]]
 
     def error(self) -> ScoringError:
-        return ScoringError(self.shown(), self.total, exact=self.exact)
+        return ScoringError(self.shown(), self.total, exact=self.exact, summaries=self.summaries())
 
     def raise_if_any(self) -> None:
         if self:

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import hints
 from .column import read_column
 from .distributions import Stats, gaussian_stats, quantile_stats_from_diffs, sample_stats
 from .errors import Problems, fmt
 from .options import MAX_LINE_NUMBERS, MAX_QUANTILES, MAX_SAMPLES, ScoringOptions, Task
+from .quantile_gap import exact_gap_below, gap_hint
 from .rows import MAX_VALUE, RowReader, Rows, check_range
 
 try:  # the C parser's companion kernels (python -m scoring._build)
@@ -37,7 +39,9 @@ def _single_numbers(rows: Rows, problems: Problems, what: str) -> tuple[np.ndarr
     wrong = ok & (rows.counts != 1)
     counts = rows.counts[wrong]
     problems.add_lines(
-        rows.lines[wrong], lambda i: f"expected 1 number ({what}), found {counts[i]}"
+        rows.lines[wrong],
+        lambda i: f"expected 1 number ({what}), found {counts[i]}",
+        hints.ONE_NUMBER,
     )
     ok &= ~wrong
     values = np.full(rows.counts.size, np.nan)
@@ -61,6 +65,7 @@ def read_targets(source, *, path: str, task: Task | str | None = None) -> np.nda
             reader.problems.add_lines(
                 rows.lines[wrong],
                 lambda i, found=found: f"expected a class label of +1 or -1, found {fmt(found[i])}",
+                hints.LABEL,
             )
         parts.append(values)
     reader.problems.raise_if_any()
@@ -101,6 +106,7 @@ def read_inputs(source, *, path: str) -> np.ndarray:
             lambda i, first=first, width=width, counts=counts: (
                 f"expected {width} numbers (as on line {first}), found {counts[i]}"
             ),
+            hints.INPUT_WIDTH,
         )
         if not reader.problems:
             parts.append(rows.values)
@@ -118,22 +124,27 @@ def read_classification(
             return p
     reader = reader or RowReader(source, path, max_numbers=MAX_LINE_NUMBERS)
     parts = []
+    span = hints.ValueSpan()  # percentages? labels? (hints.hint_probabilities)
     for rows in reader.rows(n_expected):
         v = rows.values
         if rows.one_number_each and v.size and v.min() >= 0 and v.max() <= 1:
+            span.add(v)
             parts.append(v)  # one probability on every line: nothing to report
             continue
         rows = check_range(rows, reader.problems)
         ok, values = _single_numbers(rows, reader.problems, "p(y = +1)")
+        span.add(values[ok])
         wrong = ok & ((values < 0) | (values > 1))
         found = values[wrong]
         reader.problems.add_lines(
             rows.lines[wrong],
             lambda i, found=found: f"expected a probability between 0 and 1, found {fmt(found[i])}",
+            hints.PROBABILITY,
         )
         parts.append(values)
     if n_expected is not None:
         reader.check_count(n_expected, "target")
+    hints.hint_probabilities(reader.problems, span)
     reader.problems.raise_if_any()
     return np.concatenate(parts)
 
@@ -185,19 +196,31 @@ def read_regression(
             for name in ("logpdf", "mean", "crps", "pit"):
                 getattr(result.stats, name)[idx] = getattr(stats, name)
     reader.check_count(n, "target")
+    hints.hint_levels(reader.problems, check.levels)
     reader.problems.raise_if_any()
     return result or _empty_rows(n)
 
 
-def check_regression(source, *, path: str, options: ScoringOptions | None = None) -> None:
+def check_regression(
+    source,
+    *,
+    path: str,
+    options: ScoringOptions | None = None,
+    n_expected: int | None = None,
+    reader: RowReader | None = None,
+) -> None:
     """Validate regression predictions on their own, with no targets: every check of
-    :func:`read_regression` but the row count (spec §1 checks no line against a target)."""
-    reader = RowReader(source, path, max_numbers=MAX_LINE_NUMBERS)
+    :func:`read_regression`, the same messages, the row count only if ``n_expected`` is
+    given (spec §1 checks no line against a target)."""
+    reader = reader or RowReader(source, path, max_numbers=MAX_LINE_NUMBERS)
     check = _RegressionChecks(reader.problems, options or ScoringOptions())
     no_targets = np.empty(0)
-    for rows in reader.rows():
+    for rows in reader.rows(n_expected):
         for _ in check.block(rows, no_targets):  # (nothing to score: no row has a target)
             pass
+    if n_expected is not None:
+        reader.check_count(n_expected, "target")
+    hints.hint_levels(reader.problems, check.levels)
     reader.problems.raise_if_any()
 
 
@@ -210,9 +233,7 @@ class _RegressionChecks:
     def __init__(self, problems: Problems, options: ScoringOptions):
         self.problems = problems
         self.options = options
-
-    def report(self, mask, lines, message) -> None:
-        self.problems.add_lines(lines[mask], message)
+        self.levels = hints.ValueSpan()  # quantile levels in percent? (hints.hint_levels)
 
     def block(self, rows: Rows, targets: np.ndarray):
         """Yield (kind, example indices, Stats, variance or None) for each valid group.
@@ -235,20 +256,27 @@ class _RegressionChecks:
                 "expected a row type flag of 0 (quantiles), 1 (Gaussian) or "
                 f"2 (sample) first, found {fmt(found[i])}"
             ),
+            hints.FLAG,
         )
         in_range = rows.index < targets.size
 
         gauss = good & (flag == 1)
         wrong = gauss & (counts != 3)
         c = counts[wrong]
-        p.add_lines(lines[wrong], lambda i: f"a Gaussian row '1 m v' has 3 numbers, found {c[i]}")
+        p.add_lines(
+            lines[wrong],
+            lambda i: f"a Gaussian row '1 m v' has 3 numbers, found {c[i]}",
+            hints.GAUSSIAN_COUNT,
+        )
         gauss &= ~wrong
         var = np.zeros(counts.size)
         var[gauss] = values[offsets[gauss] + 2]
         negative = gauss & (var < 0)
         v = var[negative]
         p.add_lines(
-            lines[negative], lambda i: f"expected a variance of at least 0, found {fmt(v[i])}"
+            lines[negative],
+            lambda i: f"expected a variance of at least 0, found {fmt(v[i])}",
+            hints.NEGATIVE_VARIANCE,
         )
         gauss &= ~negative
         sel = gauss & in_range
@@ -271,6 +299,7 @@ class _RegressionChecks:
                 f"a sample row '2 s1 ... sK' has 1 to {MAX_SAMPLES} values after the flag, "
                 f"found {kk[i]}"
             ),
+            hints.SAMPLE_COUNT,
         )
         mask = mask & ~wrong
         if not self.options.allow_samples:
@@ -280,6 +309,7 @@ class _RegressionChecks:
                     "sample rows ('2 s1 ... sK') are not allowed for this dataset; "
                     "use a Gaussian ('1 m v') or quantile ('0 a1 q1 ... aN qN') row"
                 ),
+                hints.SAMPLES_FORBIDDEN,
             )
             return
         if p:
@@ -301,6 +331,7 @@ class _RegressionChecks:
                 "a quantile row '0 a1 q1 ... aN qN' has pairs of numbers after the flag, "
                 f"found {na[i]} numbers"
             ),
+            hints.QUANTILE_PAIRS,
         )
         pairs = after // 2
         few = mask & ~odd & ((pairs < 2) | (pairs > MAX_QUANTILES))
@@ -308,6 +339,7 @@ class _RegressionChecks:
         p.add_lines(
             lines[few],
             lambda i: f"a quantile row has 2 to {MAX_QUANTILES} pairs (a q), found {npairs[i]}",
+            hints.QUANTILE_COUNT,
         )
         mask = mask & ~odd & ~few
         for size in _distinct(pairs[mask]):
@@ -331,14 +363,15 @@ class _RegressionChecks:
     def _check_quantiles(self, a, q, da, dq, lines) -> np.ndarray:
         p = self.problems
         ok = np.ones(a.shape[0], dtype=bool)
+        self.levels.add(a)
 
-        def first_violation(bad, message):
+        def first_violation(bad, message, summary):
             rows_bad = bad.any(axis=1)
             if not rows_bad.any():
                 return
             which = np.flatnonzero(rows_bad)
             col = bad[which].argmax(axis=1)
-            p.add_lines(lines[which], lambda i: message(which[i], col[i]))
+            p.add_lines(lines[which], lambda i: message(which[i], col[i]), summary)
             ok[which] = False
 
         # Levels increase strictly, so only the first and last can leave (0, 1).
@@ -349,71 +382,33 @@ class _RegressionChecks:
                 "quantile levels must lie strictly between 0 and 1, found "
                 f"{fmt(a[r, 0] if k == 0 else a[r, -1])} (pair {1 if k == 0 else a.shape[1]})"
             ),
+            hints.LEVELS,
         )
         first_violation(
             da <= 0,
             lambda r, k: (
                 f"quantile levels must increase strictly ({fmt(a[r, k + 1])} after {fmt(a[r, k])})"
             ),
+            hints.LEVEL_ORDER,
         )
         first_violation(
             dq <= 0,
             lambda r, k: (
                 f"quantile values must increase strictly ({fmt(q[r, k + 1])} after {fmt(q[r, k])})"
             ),
+            hints.VALUE_ORDER,
         )
         gap = self.options.min_quantile_gap
         if gap > 0:
             first_violation(
-                (dq > 0) & _exact_gap_below(q, dq, gap),
+                (dq > 0) & exact_gap_below(q, dq, gap),
                 lambda r, k: (
                     f"quantile values must be at least {fmt(gap)} apart, found "
-                    f"{fmt(q[r, k])} then {fmt(q[r, k + 1])}{_gap_hint(q[r, k], q[r, k + 1], gap)}"
+                    f"{fmt(q[r, k])} then {fmt(q[r, k + 1])}{gap_hint(q[r, k], q[r, k + 1], gap)}"
                 ),
+                hints.GAP,
             )
         return ok
-
-
-def _exact_gap_below(q: np.ndarray, dq: np.ndarray, gap: float) -> np.ndarray:
-    """Where the exact difference q(k+1) − q(k) of the doubles is below ``gap`` (spec §1).
-
-    Rounding is monotonic and ``gap`` is a double, so dq = fl(q(k+1) − q(k)) > gap means
-    the exact difference is above it and dq < gap below; where dq == gap the sign of the
-    rounding error (Knuth's TwoSum, exact) decides.
-    """
-    below = dq < gap
-    tie = np.nonzero(dq == gap)
-    if tie[0].size:
-        below[tie] = _rounding_error(q[:, 1:][tie], q[:, :-1][tie], dq[tie]) < 0
-    return below
-
-
-def _rounding_error(hi, lo, diff):
-    """(hi − lo) − diff exactly, for diff = fl(hi − lo): Knuth's TwoSum of hi and −lo."""
-    a, b = hi, -lo
-    a_ = diff - b
-    b_ = diff - a_
-    return (a - a_) + (b - b_)
-
-
-def _gap_hint(lo: float, hi: float, gap: float) -> str:
-    """For a gap a few ulps short of ``gap`` (decimals such as 0.3 − 0.2 in binary):
-    what the doubles' difference is, so that the message does not look wrong."""
-    lo, hi = float(lo), float(hi)
-    diff = hi - lo
-    ulp = float(np.max(np.abs(np.spacing([gap, lo, hi]))))
-    if gap - diff > 4 * ulp:
-        return ""
-    if diff < gap:
-        return (
-            f" (as doubles {fmt(hi)} − {fmt(lo)} = {fmt(diff)}, below {fmt(gap)}; "
-            "leave a little more room)"
-        )
-    short = -_rounding_error(hi, lo, diff)
-    return (
-        f" (as doubles {fmt(hi)} − {fmt(lo)} falls {short:.3g} short of {fmt(gap)}; "
-        "leave a little more room)"
-    )
 
 
 def _distinct(sizes: np.ndarray) -> list[int]:

@@ -23,6 +23,9 @@ MAX_VALUE = 1e100  # every number of a file, spec §1
 MAX_VARIANCE = 1e200  # a Gaussian row's variance
 _VALUE_RANGE = "±" + f"{MAX_VALUE:.0e}".replace("e+", "e")  # as spec §1 writes it: ±1e100
 _VARIANCE_RANGE = "[0, " + f"{MAX_VARIANCE:.0e}".replace("e+", "e") + "]"
+# Summaries (errors.Problems.add): what many lines share, and its fix.
+BLANK = "are blank before the last example: remove them (a blank line shifts every row after it)"
+OUT_OF_RANGE = f"hold values outside {_VALUE_RANGE} (or a variance outside {_VARIANCE_RANGE})"
 
 
 class Rows:
@@ -101,7 +104,7 @@ class RowReader:
     ):
         self.source = source
         self.tables = tables  # already tokenized (task inference read them)
-        self.problems = problems or Problems(path)
+        self.problems = problems if problems is not None else Problems(path)
         self.max_numbers = max_numbers  # longer lines are rejected unread
         self.count = 0
         # Blank lines after the last example so far: always one run, [start, stop).
@@ -142,9 +145,9 @@ class RowReader:
         if nonblank.any():
             last = int(lines[nonblank][-1])
             if self._pending_blank is not None:
-                self.problems.add_range(*self._pending_blank, _blank_before_example)
+                self.problems.add_range(*self._pending_blank, _blank_before_example, BLANK)
             blank = lines[~nonblank]
-            self.problems.add_lines(blank[blank < last], _blank_before_example)
+            self.problems.add_lines(blank[blank < last], _blank_before_example, BLANK)
             after = (last + 1, self.last_line + 1)
             self._pending_blank = after if after[0] < after[1] else None
         elif lines.size:
@@ -172,7 +175,7 @@ class RowReader:
         n = table.n_lines
         self.last_line = self.last_row_line = table.first_line + n - 1
         if self._pending_blank is not None:
-            self.problems.add_range(*self._pending_blank, _blank_before_example)
+            self.problems.add_range(*self._pending_blank, _blank_before_example, BLANK)
             self._pending_blank = None
         if self._watch is not None and self.count <= self._watch < self.count + n:
             self._line_of_row[self._watch] = table.first_line + self._watch - self.count
@@ -235,6 +238,7 @@ def check_range(rows: Rows, problems: Problems, gaussian: np.ndarray | None = No
             if is_var[i]
             else f"value {fmt(found[i])} is outside {_VALUE_RANGE}"
         ),
+        OUT_OF_RANGE,
     )
     bad = rows.bad.copy()
     bad[row] = True

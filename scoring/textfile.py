@@ -40,7 +40,7 @@ import numpy as np
 from .blocks import MAX_LINE_BYTES, LongLine, Tail, iter_blocks
 from .errors import Problems
 from .fixedwidth import _MATLAB, _columns, _field_layout, _matlab16
-from .lines import read_lines, too_many
+from .lines import TOO_LONG, read_lines, too_many
 
 try:  # the C parser, built by ``python -m scoring._build`` (make install does)
     from . import _native
@@ -116,7 +116,7 @@ def tables(
             problems.stop()  # and there is more to read
             return
         if isinstance(buf, LongLine):
-            problems.add(line, buf.message(max_numbers, MAX_LINE_BYTES))
+            problems.add(line, buf.message(max_numbers, MAX_LINE_BYTES), TOO_LONG)
             table = Table(line, np.empty(0), np.zeros(1, np.int64), np.ones(1, bool))
         else:
             table = tokenize(buf, line, problems, max_numbers)
@@ -213,7 +213,9 @@ def _drop_long_lines(table: Table, problems: Problems, max_numbers: int) -> Tabl
     """Report the lines of more than ``max_numbers`` numbers and drop their values."""
     long = table.counts > max_numbers
     found = table.counts[long]
-    problems.add_lines(table.line_numbers[long], lambda i: too_many(int(found[i]), max_numbers))
+    problems.add_lines(
+        table.line_numbers[long], lambda i: too_many(int(found[i]), max_numbers), TOO_LONG
+    )
     keep = np.repeat(~long, table.counts)
     counts = np.where(long, 0, table.counts)
     return Table(table.first_line, table.values[keep], counts, table.bad | long)
@@ -267,7 +269,9 @@ def _report_long(problems, first_line, counts, long, max_numbers) -> np.ndarray:
     """Report the lines of too many numbers; their counts become 0 (they hold no values)."""
     found = counts[long]
     problems.add_lines(
-        first_line + np.flatnonzero(long), lambda i: too_many(int(found[i]), max_numbers)
+        first_line + np.flatnonzero(long),
+        lambda i: too_many(int(found[i]), max_numbers),
+        TOO_LONG,
     )
     return np.where(long, 0, counts)
 

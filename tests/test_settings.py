@@ -167,3 +167,30 @@ def test_env_helpers_parse_and_refuse(monkeypatch):
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": "/srv/files", "base_url": None},
     }
+
+
+SITE_URL_PROBE = "import django; from django.conf import settings; print(settings.SITE_URL)"
+
+
+@pytest.mark.parametrize(
+    ("env", "site_url"),
+    [
+        ({}, "http://127.0.0.1:8000"),
+        (
+            {"DJANGO_DEBUG": "0", "SECRET_KEY": "x" * 60, "ALLOWED_HOSTS": "*,.example.org"},
+            "https://example.org",  # the first host that is not a wildcard
+        ),
+        ({"SITE_URL": "https://challenges.example.org/"}, "https://challenges.example.org"),
+    ],
+)
+def test_site_url_for_links_in_emails_sent_by_workers(tmp_path, env, site_url):
+    result = _run(["-c", SITE_URL_PROBE], env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == site_url
+
+
+@pytest.mark.parametrize("value", ["challenges.example.org", "https://example.org/challenges"])
+def test_a_site_url_that_is_not_a_scheme_and_host_stops_start_up(tmp_path, value):
+    result = _run(["manage.py", "check"], {"SITE_URL": value}, tmp_path)
+    assert result.returncode != 0
+    assert "SITE_URL must be a scheme and a host" in result.stderr

@@ -35,6 +35,32 @@ class SignUpForm(UserCreationForm):
 
 
 class ProfileForm(forms.ModelForm):
+    # Opt-in e-mails (challenge_site.notifications), shown in their own fieldset.
+    NOTIFICATIONS = ("email_on_scoring_finished", "email_on_results_published")
+
     class Meta:
         model = Profile
-        fields = ("display_name", "affiliation")
+        fields = (
+            "display_name",
+            "affiliation",
+            "email_on_scoring_finished",
+            "email_on_results_published",
+        )
+
+    def identity_fields(self):
+        return [field for field in self.visible_fields() if field.name not in self.NOTIFICATIONS]
+
+    def notification_fields(self):
+        return [self[name] for name in self.NOTIFICATIONS]
+
+    def clean(self):
+        cleaned = super().clean()
+        wanted = [name for name in self.NOTIFICATIONS if cleaned.get(name)]
+        if wanted and not self.instance.user.email:
+            for name in wanted:
+                self.add_error(
+                    name,
+                    "Your account has no e-mail address to send this to; ask the organisers "
+                    "to add one.",
+                )
+        return cleaned

@@ -114,8 +114,8 @@ class ChallengeAdmin(RankingAdminMixin, OpeningAdminMixin, ChallengeScopedAdmin)
         (None, {"fields": ("slug", "title", "state", "console", "description", "rules")}),
         ("Organisers", {"fields": ("organisers", "add_organisers", "organiser_groups")}),
         (
-            "Registration",
-            {"fields": ("require_rules_acceptance", "require_approval")},
+            "Registration and teams",
+            {"fields": ("require_rules_acceptance", "require_approval", "max_team_size")},
         ),
         ("Dates (UTC)", {"fields": ("start", "test_start", "deadline")}),
         (

@@ -154,6 +154,12 @@ class Challenge(models.Model):
         "ranking, chosen by the participant; without a choice, the best ones on the public "
         "part (all of them when there is no public part).",
     )
+    max_team_size = models.PositiveSmallIntegerField(
+        default=5,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text="Most members of a team; 1 = no teams. Participants form teams until the "
+        "test phase begins; a team submits as one, within one set of limits.",
+    )
     feedback = models.CharField(
         max_length=8,
         choices=Feedback,

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, F
+from django.db.models import Count, F, Q
 
-from challenge_site.policy import PARTICIPANT_FIELDS, listed_scores, participant_label
+from challenge_site.policy import PARTICIPANT_FIELDS, listed_scores, participant_label_of
 from challenge_site.submissions.models import Score
 from scoring.ladder import format_shown, format_unit
 
@@ -60,6 +60,7 @@ def rows(board: Board, *, offset: int = 0, limit: int | None = None) -> list[Lad
         .order_by(*ORDER)
         .values_list(
             "submission_id",
+            "submission__team_id",
             "submission__user_id",
             "submission__method",
             "submission__created",
@@ -68,37 +69,39 @@ def rows(board: Board, *, offset: int = 0, limit: int | None = None) -> list[Lad
             *(f"submission__{name}" for name in PARTICIPANT_FIELDS),
         )[offset : None if limit is None else offset + limit]
     )
-    users = {row[1] for row in found}
-    counts = dict(
+    # Entries per participant: a team's by team, a user's without one by user.
+    teams = {row[1] for row in found if row[1] is not None}
+    users = {row[2] for row in found if row[1] is None}
+    entries = {}
+    for team_id, user_id, n in (
         _ranking_scores(board)
-        .filter(submission__user_id__in=users)
-        .values_list("submission__user_id")
+        .filter(Q(submission__team_id__in=teams) | Q(submission__user_id__in=users))
+        .values_list("submission__team_id", "submission__user_id")
         .annotate(n=Count("id"))
         .order_by()
-    )
+    ):
+        key = (team_id, None if team_id else user_id)
+        entries[key] = entries.get(key, 0) + n
     return [
         LadderRow(
             rank=offset + position,
             submission=pk,
-            participant=participant_label(
-                is_baseline=is_baseline, username=username, display_name=display
-            ),
+            participant=participant_label_of(participant),
             method=method,
             created=created,
             shown=shown,
             precision=precision or 0.0,
-            entries=counts.get(user_id, 0),
+            entries=entries.get((team_id, None if team_id else user_id), 0),
         )
         for position, (
             pk,
+            team_id,
             user_id,
             method,
             created,
             shown,
             precision,
-            is_baseline,
-            username,
-            display,
+            *participant,
         ) in enumerate(found, start=1)
     ]
 

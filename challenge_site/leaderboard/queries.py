@@ -26,7 +26,8 @@ from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, QuerySet,
 from django.db.models.functions import RowNumber
 
 import scoring
-from challenge_site.policy import PARTICIPANT_FIELDS, listed_scores, participant_label
+from challenge_site.policy import PARTICIPANT_FIELDS, listed_scores, participant_label_of
+from challenge_site.submissions import entrants
 from challenge_site.submissions.models import Mark, Score, Submission
 from datasets.models import Dataset
 
@@ -185,9 +186,11 @@ def ranking(board: Board, *, paged: bool) -> QuerySet:
     if board.best and board.final:
         scores = scores.filter(submission__in_final_ranking=True)
     if board.best:
-        # The baseline has no participant: NULL is a partition of its own.
+        # Per team, or user without one; the baseline has neither: a partition of its own.
         scores = scores.annotate(
-            place=Window(RowNumber(), partition_by=F("submission__user"), order_by=ORDER)
+            place=Window(
+                RowNumber(), partition_by=entrants.partition("submission__"), order_by=ORDER
+            )
         ).filter(place=1)
     return scores.order_by(*ORDER).values_list("submission_id", flat=True)
 
@@ -235,7 +238,9 @@ def pivot(board: Board, ids: Sequence[int]) -> list[Entry]:
     names = [loss.name for loss in board.losses]
     by_id = {}
     width = 2 + len(INTERVAL_FIELDS)
-    for pk, method, authors, created, mark, final, is_baseline, username, display, *scores in rows:
+    named = len(PARTICIPANT_FIELDS)
+    for pk, method, authors, created, mark, final, *rest in rows:
+        participant, scores = rest[:named], rest[named:]
         per_loss = [scores[i : i + width] for i in range(0, len(scores), width)]
         by_id[pk] = Entry(
             pk,
@@ -243,8 +248,8 @@ def pivot(board: Board, ids: Sequence[int]) -> list[Entry]:
             authors,
             created,
             mark,
-            is_baseline,
-            participant_label(is_baseline=is_baseline, username=username, display_name=display),
+            participant[0],  # is_baseline
+            participant_label_of(participant),
             {name: loss[0] for name, loss in zip(names, per_loss, strict=True)},
             {name: loss[1] is not None for name, loss in zip(names, per_loss, strict=True)},
             {

@@ -250,7 +250,7 @@ class SubmissionAdmin(ProbingAdminMixin, ChallengeScopedAdmin):
         ProbingFlagFilter,
         ParticipantFilter,
     )
-    list_select_related = ("dataset__challenge", "user__profile")
+    list_select_related = ("dataset__challenge", "user__profile", "team")
     search_fields = (
         "method",
         "authors",

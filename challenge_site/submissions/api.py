@@ -1,4 +1,5 @@
-"""POST /api/v1/submissions/ and GET /api/v1/submissions/<id>/ (token or session auth)."""
+"""/api/v1/submissions/ (GET: one's own, api_list.py; POST: a new one) and
+GET /api/v1/submissions/<id>/ (token, bearer token or session auth)."""
 
 from django.urls import reverse
 from django.utils import timezone
@@ -17,6 +18,7 @@ from challenge_site.policy import (
 )
 
 from . import services
+from .api_list import submission_list
 from .final_views import final_for
 from .limits import LimitReached
 from .models import Submission
@@ -41,11 +43,19 @@ class SubmissionCreateSerializer(serializers.Serializer):
     file = serializers.FileField()
 
 
-@api_view(["POST"])
+@api_view(["GET", "POST"])
 @parser_classes([SizeLimitedMultiPartParser, FormParser])
-def api_submission_create(request):
-    """201 {"id", "status", "url"}; 400 with the reasons; 403 {"detail", "missing",
-    "join_url"} until the user may take part; 429 over the daily limit."""
+def api_submissions(request):
+    """GET lists the caller's submissions (api_list.submission_list); POST makes one."""
+    if request.method == "GET":
+        return submission_list(request)
+    return create_submission(request)
+
+
+def create_submission(request):
+    """201 {"id", "status", "url"}; 400 with the reasons (a file that breaks the format
+    gets its line errors even over a limit); 403 {"detail", "missing", "join_url"} until
+    the user may take part; 429 over the daily limit."""
     now = timezone.now()
     serializer = SubmissionCreateSerializer(data=request.data)
     valid = serializer.is_valid()

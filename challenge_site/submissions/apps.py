@@ -17,6 +17,7 @@ class SubmissionsConfig(AppConfig):
         from datasets.signals import dataset_files_changed
 
         from . import checks, services, standings, tasks, terms  # noqa: F401 - registers checks and tasks
+        from .entrants import Entrant
         from .models import SplitResult, Submission
 
         def rescore_dataset(sender, dataset, **kwargs):
@@ -32,10 +33,11 @@ class SubmissionsConfig(AppConfig):
         def forget_submission(sender, instance, **kwargs):
             # Its splits' intervals, its participant's Ladder and final entries are
             # computed again without it (if its dataset stays), once the deletion commits.
-            dataset_id, user_id, splits = instance.dataset_id, instance.user_id, instance.splits
+            dataset_id, splits = instance.dataset_id, instance.splits
+            entrant = Entrant.of(instance)
 
             def recompute():
-                standings.entry_deleted(dataset_id=dataset_id, user_id=user_id, splits=splits)
+                standings.entry_deleted(dataset_id=dataset_id, entrant=entrant, splits=splits)
 
             transaction.on_commit(recompute, robust=True)
 

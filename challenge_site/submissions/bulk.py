@@ -62,6 +62,8 @@ MANIFEST_HEADER = [
     "file_status",
     "sha256",
     "file_deleted_at",
+    "team",
+    "withdrawn_at",
 ]
 SCORES_HEADER = [
     "dataset",
@@ -78,6 +80,7 @@ SCORES_HEADER = [
     "created",
     "loss",
     "value",
+    "team",
 ]
 
 
@@ -109,6 +112,8 @@ SUBMISSION_FIELDS = (
     "file_size",
     "file",
     "file_deleted_at",
+    "team__name",
+    "withdrawn_at",
 )
 SCORE_FIELDS = (
     "dataset__name",
@@ -125,6 +130,7 @@ SCORE_FIELDS = (
     "submission__created",
     "loss",
     "value",
+    "submission__team__name",
 )
 SPLIT_ORDER = Case(
     *(When(split=split, then=Value(i)) for i, split in enumerate(Split.values)),
@@ -248,6 +254,8 @@ def iter_submissions_archive(challenge: Challenge, *, now: datetime) -> Iterator
                         status,
                         sha256,
                         _time(row["file_deleted_at"]),
+                        csv_text(row["team__name"] or ""),
+                        _time(row["withdrawn_at"]),
                     ]
                 ).encode()
             )
@@ -299,6 +307,7 @@ def iter_scores_csv(challenge: Challenge) -> Iterator[str]:
         created,
         loss,
         value,
+        team,
     ) in _score_rows(challenge):
         yield writer.writerow(
             [
@@ -316,5 +325,6 @@ def iter_scores_csv(challenge: Challenge) -> Iterator[str]:
                 _time(created),
                 loss,
                 csv_number(value),
+                csv_text(team or ""),
             ]
         )

@@ -5,14 +5,14 @@ the Outcome in one transaction.
 
 An upload is handled in two stages, so that nothing its participant sees can depend on
 a hidden target (scoring.md §1): first every prediction file is checked completely,
-against the split's row count (public: the inputs have as many rows) and placeholder
-targets, and any problem makes the submission invalid; only then are the targets read
+against the split's row count (public: the inputs have as many rows) and nothing else
+(scoring.upload_check, the check an upload gets when it arrives), and any problem makes
+the submission invalid; only then are the targets read
 and the losses computed. A failure after that, on a hidden split, is a fault of ours:
 the participant gets GENERIC_FAILURE, the staff the cause (services.py).
 """
 
 import hashlib
-import json
 import math
 import tempfile
 from dataclasses import dataclass, field
@@ -26,8 +26,14 @@ import scoring.ladder
 import scoring.probing
 from challenge_site import policy
 from datasets.models import TEST_PARTS, Dataset, Kind, ScoredSplit, Split
+from scoring.upload_check import (  # noqa: F401 - REPORT_MAX_BYTES: the site's name for it
+    REPORT_MAX_BYTES,
+    DatasetFacts,
+    bounded_report,
+    check_files,
+)
 
-from .archive import ArchiveError, Limits, bounded, inspect, open_member, open_zip
+from .archive import ArchiveError, Limits, inspect, open_member, open_zip
 from .models import Status, Submission
 
 SPLIT_ORDER = [Split.TRAIN, Split.VAL, Split.TEST]
@@ -36,10 +42,6 @@ GENERIC_FAILURE = (
     "scoring failed because of a fault on our side, not in your files; the organisers "
     "have been told and can score it again"
 )
-# An error report is stored in at most this many bytes (as JSON); one line in at most
-# REPORT_LINE_MAX characters.
-REPORT_MAX_BYTES = 20_000
-REPORT_LINE_MAX = 1000
 
 
 @dataclass
@@ -47,24 +49,6 @@ class Progress:
     """How far a run got; services words a failure by it."""
 
     hidden_targets_read: bool = False
-
-
-def bounded_report(lines: list[str]) -> list[str]:
-    """``lines`` cut to REPORT_MAX_BYTES (as stored, in JSON), each line to REPORT_LINE_MAX
-    characters; a last line says how many were left out."""
-    lines = [bounded(line, REPORT_LINE_MAX) for line in lines]
-    room = REPORT_MAX_BYTES - 2 - 120  # the brackets, and the closing line
-    kept: list[str] = []
-    for line in lines:
-        room -= len(json.dumps(line)) + 2
-        if room < 0:
-            break
-        kept.append(line)
-    if len(kept) < len(lines):
-        kept.append(
-            f"… and {len(lines) - len(kept)} more lines of this report, left out (over 20 KB)"
-        )
-    return kept
 
 
 @dataclass(frozen=True)
@@ -245,61 +229,38 @@ def evaluate_upload(submission: Submission, *, progress: Progress) -> Outcome:
             return _evaluate_archive(archive, dataset, limits, progress)
 
 
-def _placeholder_targets(task: str, rows: int) -> np.ndarray:
-    """Targets that stand in for the real ones while a file is checked: alternately
-    +1 and -1 (classification) or 1 and 0 (regression). Nothing the check reports may
-    depend on them (scoring.md §1: every check comes before any target is looked at)."""
-    alternate = np.arange(rows) % 2 == 0
-    if task == scoring.Task.CLASSIFICATION:
-        return np.where(alternate, 1.0, -1.0)
-    return alternate.astype(np.float64)
-
-
-def _row_counts(dataset: Dataset) -> dict[Split, int]:
-    """Rows per split from the stored files' records (the inputs' first: they are public
-    once a participant may submit predictions for the split), without reading a file."""
-    counts: dict[Split, int] = {}
-    for datafile in dataset.files.all():
-        if datafile.kind == Kind.INPUTS or datafile.split not in counts:
-            counts[Split(datafile.split)] = datafile.rows
-    return counts
-
-
-def _check(data, *, rows: int, dataset: Dataset, options, path: str) -> None:
-    """ScoringError with every problem of the file, found without any target."""
-    scoring.evaluate(
-        data,
-        _placeholder_targets(dataset.task, rows),
+def dataset_facts(dataset: Dataset) -> DatasetFacts:
+    """What checking the dataset's prediction files needs, all public: its task and
+    options, and its rows per split as stored (datasets.services.refresh_shape: the
+    inputs' rows, which a participant can count)."""
+    rows = {str(split): getattr(dataset, f"n_{split}") for split in SPLIT_ORDER}
+    return DatasetFacts(
+        name=dataset.name,
         task=dataset.task,
-        options=options,
-        predictions_path=path,
-        train_targets=_placeholder_targets(dataset.task, 2),
+        rows={split: n for split, n in rows.items() if n is not None},
+        allow_samples=dataset.allow_samples,
+        min_quantile_gap=dataset.min_quantile_gap,
     )
+
+
+def dataset_names(dataset: Dataset) -> list[str]:
+    """The names of the dataset's challenge's datasets (for "did you mean …?")."""
+    return list(dataset.challenge.datasets.values_list("name", flat=True))
 
 
 def _evaluate_archive(archive, dataset: Dataset, limits: Limits, progress: Progress) -> Outcome:
     try:
-        contents = inspect(archive, dataset_name=dataset.name, limits=limits)
+        contents = inspect(
+            archive, dataset_name=dataset.name, limits=limits, dataset_names=dataset_names(dataset)
+        )
     except ArchiveError as error:
         return Outcome(Status.INVALID, errors=error.problems)
     options = scoring_options(dataset)
-    rows = _row_counts(dataset)
     stored_targets = set(dataset.files.filter(kind=Kind.TARGETS).values_list("split", flat=True))
 
-    # 1. Every file checked in full before any target is read.
-    errors: list[str] = []
-    for split, member in contents.members.items():
-        if split not in rows:
-            continue  # no file of the split yet: reported as missing below
-        try:
-            # Streamed: a member of any size (a bomb of one line, of blank lines, of too
-            # many rows) costs the scoring package's blocks, not its size.
-            with open_member(archive, member) as stream:
-                _check(stream, rows=rows[split], dataset=dataset, options=options, path=member.name)
-        except ArchiveError as error:
-            errors.extend(error.problems)
-        except scoring.ScoringError as error:
-            errors.extend(error.lines)
+    # 1. Every file checked in full before any target is read (a split with no file yet
+    # is not: it is reported as missing below). The same check as at upload.
+    errors = check_files(archive, contents, dataset_facts(dataset))
     if errors:
         return Outcome(Status.INVALID, errors=errors)
     missing = [split for split in contents.members if split not in stored_targets]

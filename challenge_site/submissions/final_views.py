@@ -25,6 +25,7 @@ from challenge_site.policy import exact_scores_visible
 from datasets.models import ScoredSplit
 
 from . import finals
+from .entrants import Entrant
 from .models import Submission
 
 
@@ -46,7 +47,7 @@ def final_status(submission: Submission, *, user, now) -> dict:
     """What the entry's page and the API say about final selections to ``user``."""
     dataset = submission.dataset
     challenge = dataset.challenge
-    chosen = finals.selection(dataset=dataset, user_id=submission.user_id)
+    chosen = finals.selection(dataset=dataset, entrant=Entrant.of(submission))
     # Without a choice, the K best on the public part count: which ones tells the order of
     # the public part's exact scores, which the Ladder keeps from participants.
     counts_known = not challenge.has_public_part or exact_scores_visible(

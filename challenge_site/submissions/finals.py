@@ -20,6 +20,7 @@ from challenge_site.challenges.services import current_phase
 from challenge_site.policy import listed_scores
 from datasets.models import Dataset, ScoredSplit
 
+from .entrants import Entrant, of_rows
 from .models import Moderation, Score, Status, Submission
 
 
@@ -35,22 +36,24 @@ def in_force(dataset: Dataset) -> bool:
     return Submission.objects.filter(dataset=dataset, final=True).exists()
 
 
-def _test_entries(dataset: Dataset, user_id: int):
+def _test_entries(dataset: Dataset, entrant: Entrant):
     return Submission.objects.filter(
-        dataset=dataset, user_id=user_id, is_baseline=False, phase=Phase.TEST
+        entrant.q(), dataset=dataset, is_baseline=False, phase=Phase.TEST
     )
 
 
-def _chosen(dataset: Dataset, user_id: int):
-    """The participant's final entries that stand: chosen, and neither hidden nor
-    disqualified (a moderated entry neither counts nor takes up one of the K places)."""
-    return _test_entries(dataset, user_id).filter(final=True, moderation=Moderation.NONE)
+def _chosen(dataset: Dataset, entrant: Entrant):
+    """The participant's final entries that stand: chosen, and neither hidden, disqualified
+    nor withdrawn (such an entry neither counts nor takes up one of the K places)."""
+    return _test_entries(dataset, entrant).filter(
+        final=True, moderation=Moderation.NONE, withdrawn_at__isnull=True
+    )
 
 
-def counted_ids(*, dataset: Dataset, user_id: int) -> set[int]:
+def counted_ids(*, dataset: Dataset, entrant: Entrant) -> set[int]:
     """Ids of the participant's entries that count for the final ranking."""
-    entries = _test_entries(dataset, user_id)
-    chosen = set(_chosen(dataset, user_id).values_list("pk", flat=True))
+    entries = _test_entries(dataset, entrant).filter(withdrawn_at__isnull=True)
+    chosen = set(_chosen(dataset, entrant).values_list("pk", flat=True))
     if chosen:
         return chosen
     if not dataset.challenge.has_public_part:
@@ -70,22 +73,22 @@ def counted_ids(*, dataset: Dataset, user_id: int) -> set[int]:
     return set(best[: dataset.challenge.final_entries])
 
 
-def refresh(*, dataset: Dataset, user_id: int) -> None:
+def refresh(*, dataset: Dataset, entrant: Entrant) -> None:
     """Set ``in_final_ranking`` on every entry of the participant in the dataset."""
-    counted = counted_ids(dataset=dataset, user_id=user_id)
-    entries = Submission.objects.filter(dataset=dataset, user_id=user_id, is_baseline=False)
+    counted = counted_ids(dataset=dataset, entrant=entrant)
+    entries = Submission.objects.filter(entrant.q(), dataset=dataset, is_baseline=False)
     entries.filter(pk__in=counted).exclude(in_final_ranking=True).update(in_final_ranking=True)
     entries.exclude(pk__in=counted).exclude(in_final_ranking=False).update(in_final_ranking=False)
 
 
 def refresh_dataset(*, dataset: Dataset) -> None:
-    users = (
-        Submission.objects.filter(dataset=dataset, user__isnull=False)
-        .values_list("user_id", flat=True)
+    pairs = (
+        Submission.objects.filter(dataset=dataset, is_baseline=False)
+        .values_list("team_id", "user_id")
         .distinct()
     )
-    for user_id in sorted(set(users)):
-        refresh(dataset=dataset, user_id=user_id)
+    for entrant in {of_rows(pair) for pair in pairs}:
+        refresh(dataset=dataset, entrant=entrant)
 
 
 # --- The participant's choice ---------------------------------------------------------
@@ -101,6 +104,7 @@ def selectable(submission: Submission, *, now: datetime) -> bool:
         and submission.phase == Phase.TEST
         and submission.status != Status.INVALID
         and submission.moderation == Moderation.NONE
+        and submission.withdrawn_at is None
         and current_phase(challenge, now=now) == Phase.TEST
     )
 
@@ -111,8 +115,8 @@ class Selection:
     limit: int
 
 
-def selection(*, dataset: Dataset, user_id: int) -> Selection:
-    chosen = list(_chosen(dataset, user_id).order_by("created", "pk").values_list("pk", flat=True))
+def selection(*, dataset: Dataset, entrant: Entrant) -> Selection:
+    chosen = list(_chosen(dataset, entrant).order_by("created", "pk").values_list("pk", flat=True))
     return Selection(chosen, dataset.challenge.final_entries)
 
 
@@ -121,11 +125,10 @@ def choose(*, submission: Submission, final: bool, now: datetime) -> None:
 
     SelectionError when the entry may not be chosen now, or when K are chosen already
     (the participant unmarks one first: nothing is unmarked behind their back)."""
-    from . import standings
-
     dataset = submission.dataset
     with transaction.atomic():
-        standings.lock(dataset_id=dataset.pk, user_id=submission.user_id)
+        entrant = Entrant.of(submission)
+        entrant.lock(dataset_id=dataset.pk)
         submission = Submission.objects.select_related("dataset__challenge").get(pk=submission.pk)
         if current_phase(dataset.challenge, now=now) != Phase.TEST:
             raise SelectionError("Final entries are chosen during the test phase only.")
@@ -137,7 +140,7 @@ def choose(*, submission: Submission, final: bool, now: datetime) -> None:
             return
         if final:
             limit = dataset.challenge.final_entries
-            chosen = _chosen(dataset, submission.user_id).count()
+            chosen = _chosen(dataset, entrant).count()
             if chosen >= limit:
                 raise SelectionError(
                     f"You have chosen {chosen} final entries for {dataset.name}, the most "
@@ -145,4 +148,4 @@ def choose(*, submission: Submission, final: bool, now: datetime) -> None:
                 )
         submission.final = final
         submission.save(update_fields=["final"])
-        refresh(dataset=dataset, user_id=submission.user_id)
+        refresh(dataset=dataset, entrant=entrant)

@@ -1,8 +1,17 @@
 from django import forms
+from django.forms.utils import ErrorList
 
 from .uploads import oversized, too_large_message
 
 INFER = ""
+
+
+class ReportErrorList(ErrorList):
+    """An upload's problems, one per item: long lines wrap in their box (site.css,
+    ``.errorlist.report``)."""
+
+    def __init__(self, initlist=None, error_class=None, **kwargs):
+        super().__init__(initlist, f"report {error_class or ''}".strip(), **kwargs)
 
 
 class SubmissionForm(forms.Form):
@@ -26,6 +35,7 @@ class SubmissionForm(forms.Form):
     )
 
     def __init__(self, *args, challenge, request=None, **kwargs):
+        kwargs.setdefault("error_class", ReportErrorList)
         super().__init__(*args, **kwargs)
         self.request = request
         names = [dataset.name for dataset in challenge.datasets.all()]
@@ -38,3 +48,43 @@ class SubmissionForm(forms.Form):
         # A skipped oversized file leaves the field empty: say why rather than "required".
         if self.request is not None and oversized(self.request, "file") and self.errors.get("file"):
             self.errors["file"] = self.error_class([too_large_message()])
+
+
+class MySubmissionsFilter(forms.Form):
+    """The filters of "My submissions" (GET): a bad value is a field error, shown."""
+
+    WITHDRAWN = "withdrawn"
+
+    status = forms.ChoiceField(required=False, label="Status")
+    challenge = forms.ChoiceField(required=False, label="Challenge")
+    hide_invalid = forms.BooleanField(required=False, label="Hide invalid attempts")
+
+    def __init__(self, *args, challenges, **kwargs):
+        super().__init__(*args, **kwargs)
+        from .models import Status
+
+        self.fields["status"].choices = [
+            ("", "Any"),
+            *Status.choices,
+            (self.WITHDRAWN, "Withdrawn"),
+        ]
+        self.fields["challenge"].choices = [("", "Any")] + [
+            (slug, title) for slug, title in challenges
+        ]
+
+    def apply(self, submissions):
+        """``submissions`` narrowed by the valid filters (all of them when none is)."""
+        if not self.is_valid():
+            return submissions
+        data = self.cleaned_data
+        if data["status"] == self.WITHDRAWN:
+            submissions = submissions.filter(withdrawn_at__isnull=False)
+        elif data["status"]:
+            submissions = submissions.filter(status=data["status"])
+        if data["challenge"]:
+            submissions = submissions.filter(dataset__challenge__slug=data["challenge"])
+        if data["hide_invalid"]:
+            from .models import Status
+
+            submissions = submissions.exclude(status=Status.INVALID)
+        return submissions

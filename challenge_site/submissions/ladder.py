@@ -23,6 +23,7 @@ from challenge_site.policy import listed_scores
 from datasets.models import Dataset, ScoredSplit
 
 from . import terms as stored_terms
+from .entrants import Entrant, of_rows
 from .models import Score, SplitResult
 
 # The splits that give feedback during the challenge.
@@ -44,7 +45,7 @@ def _loss_terms(loaded: dict, loss: scoring.Loss, value: float) -> np.ndarray | 
     return found * (value / mean)
 
 
-def refresh(*, dataset: Dataset, user_id: int, split: str) -> int:
+def refresh(*, dataset: Dataset, entrant: Entrant, split: str) -> int:
     """Bring the participant's Ladder on ``split`` up to date; returns the rows written.
 
     A new entry costs one step (its terms and the current entry's); any other change
@@ -53,9 +54,9 @@ def refresh(*, dataset: Dataset, user_id: int, split: str) -> int:
     loss = scoring.LOSSES.get(dataset.effective_ranking_loss)
     rows = list(
         Score.objects.filter(
+            entrant.q("submission__"),
             dataset=dataset,
             split=split,
-            submission__user_id=user_id,
             submission__is_baseline=False,
         ).order_by("submission__created", "submission_id", "loss")
     )
@@ -161,13 +162,17 @@ def _recompute(rows: list[Score], candidates: list[Score], *, loss, names: dict)
 
 def refresh_dataset(*, dataset: Dataset) -> None:
     """Every participant's Ladder of the dataset (its ranking loss changed)."""
-    users = (
+    pairs = (
         Score.objects.filter(
-            dataset=dataset, split__in=LADDER_SPLITS, submission__user__isnull=False
+            dataset=dataset, split__in=LADDER_SPLITS, submission__is_baseline=False
         )
-        .values_list("submission__user_id", flat=True)
+        .values_list("submission__team_id", "submission__user_id")
         .distinct()
     )
-    for user_id in sorted(set(users)):
+    for entrant in sorted({of_rows(pair) for pair in pairs}, key=_order):
         for split in LADDER_SPLITS:
-            refresh(dataset=dataset, user_id=user_id, split=split)
+            refresh(dataset=dataset, entrant=entrant, split=split)
+
+
+def _order(entrant: Entrant) -> tuple[int, int]:
+    return (entrant.team_id or 0, entrant.user_id or 0)

@@ -1,9 +1,11 @@
-"""Submission limits per user, dataset and phase: per UTC day, and over the test phase;
-and a cap per user and UTC day on uploads that were invalid or failed.
+"""Submission limits per participant (a team, or a user without one), dataset and phase:
+per UTC day, and over the test phase; and a cap per user and UTC day on uploads that
+were invalid or failed.
 
 Accepted submissions count against the limits (queued, running, scored and failed; not
-invalid ones). services.submit calls check_allowance while it holds the (user, dataset)
-quota row's lock, so concurrent uploads are counted one after the other.
+invalid ones; withdrawn ones still count). services.submit calls check_allowance while it
+holds the participant's lock (entrants.Entrant.lock), so concurrent uploads, a team's
+members' too, are counted one after the other.
 """
 
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.services import current_phase
 from datasets.models import Dataset
 
+from .entrants import Entrant
 from .models import ACCEPTED, REJECTED, Submission
 
 
@@ -67,14 +70,16 @@ class Allowance:
 
 
 def allowances(*, user, challenge: Challenge, now: datetime) -> list[Allowance]:
-    """What the user may still submit today to each dataset, in the current phase."""
+    """What the user (their team, if they are in one) may still submit today to each
+    dataset, in the current phase."""
     phase = current_phase(challenge, now=now)
     daily, total = phase_limits(challenge, phase)
     start, end = utc_day(now)
+    entrant = Entrant.in_challenge(user=user, challenge_id=challenge.pk)
     counts = {
         row["dataset"]: row
         for row in Submission.objects.filter(
-            user=user, dataset__challenge=challenge, phase=phase, status__in=ACCEPTED
+            entrant.q(), dataset__challenge=challenge, phase=phase, status__in=ACCEPTED
         )
         .values("dataset")
         .annotate(
@@ -93,23 +98,25 @@ def allowances(*, user, challenge: Challenge, now: datetime) -> list[Allowance]:
     ]
 
 
-def check_allowance(*, user, dataset: Dataset, phase: Phase, now: datetime) -> None:
-    """LimitReached unless one more accepted submission fits; call it under the quota lock."""
+def check_allowance(*, entrant: Entrant, dataset: Dataset, phase: Phase, now: datetime) -> None:
+    """LimitReached unless one more accepted submission of the participant (a team counts
+    its members' together) fits; call it under the participant's lock."""
     daily, total = phase_limits(dataset.challenge, phase)
     accepted = Submission.objects.filter(
-        user=user, dataset=dataset, phase=phase, status__in=ACCEPTED
+        entrant.q(), dataset=dataset, phase=phase, status__in=ACCEPTED
     )
     start, end = utc_day(now)
+    who = "your team has" if entrant.is_team else "you have"
     if daily is not None and accepted.filter(created__gte=start, created__lt=end).count() >= daily:
         raise LimitReached(
-            f"you have made {daily} submission{'s' if daily != 1 else ''} to {dataset.name} "
+            f"{who} made {daily} submission{'s' if daily != 1 else ''} to {dataset.name} "
             f"today, the daily limit in the {phase.label.lower()}; the limit resets at "
             "00:00 UTC",
             retry_after=int((end - now).total_seconds()) + 1,
         )
     if total is not None and accepted.count() >= total:
         raise LimitReached(
-            f"you have made {total} submission{'s' if total != 1 else ''} to {dataset.name} "
+            f"{who} made {total} submission{'s' if total != 1 else ''} to {dataset.name} "
             f"in the {phase.label.lower()}, its overall limit",
             retry_after=None,
         )

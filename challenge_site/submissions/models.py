@@ -80,6 +80,16 @@ class Submission(models.Model):
         db_index=False,  # the two indexes below that start with user serve it
         help_text="Empty for a dataset's baseline.",
     )
+    # The team its user was in when it was made, or joined later (teams.services): the
+    # team is then the entry's participant (challenge_site.submissions.entrants).
+    team = models.ForeignKey(
+        "teams.Team",
+        null=True,
+        blank=True,
+        on_delete=models.RESTRICT,
+        related_name="submissions",
+        db_index=False,  # submission_team_quota_idx below serves it
+    )
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="submissions")
     method = models.CharField(max_length=200)
     description = models.TextField(blank=True, max_length=5000)
@@ -132,6 +142,12 @@ class Submission(models.Model):
     )
     moderated_at = models.DateTimeField(
         null=True, blank=True, help_text="When its moderation last changed."
+    )
+    withdrawn_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When its participant withdrew it: off the leaderboards for good, still "
+        "counted against the submission limits.",
     )
     # Final selections (challenge_site.submissions.finals): the participant's choice, and
     # whether the entry counts for the final ranking (kept up to date by finals.refresh).
@@ -197,6 +213,10 @@ class Submission(models.Model):
             ),
             # "My submissions": WHERE user ORDER BY created DESC.
             models.Index(fields=["user", "-created"], name="submission_user_recent_idx"),
+            # A team's entries: WHERE team, dataset, phase (limits, finals, My submissions).
+            models.Index(
+                fields=["team", "dataset", "phase", "created"], name="submission_team_quota_idx"
+            ),
             # The sweep: WHERE status IN (queued, running) AND queued_at < cutoff.
             models.Index(
                 fields=["status", "queued_at"],

@@ -20,6 +20,7 @@ from django.db.models import QuerySet
 from challenge_site import policy
 
 from . import services, standings
+from .entrants import Entrant
 from .models import (
     REASON_REQUIRED,
     Moderation,
@@ -146,10 +147,11 @@ def moderate(
         # participant's Ladder and final entries may change.
         changed = {}
         for submission in outcome.changed:
-            key = (submission.dataset_id, submission.user_id)
-            changed.setdefault(key, [submission.dataset, set()])[1].update(submission.splits)
-        for (_, user_id), (dataset, splits) in sorted(changed.items()):
-            standings.entries_changed(dataset=dataset, user_id=user_id, splits=splits)
+            key = (submission.dataset_id, submission.team_id or 0, submission.user_id)
+            changed.setdefault(key, [submission.dataset, set(), Entrant.of(submission)])
+            changed[key][1].update(submission.splits)
+        for _, (dataset, splits, entrant) in sorted(changed.items()):
+            standings.entries_changed(dataset=dataset, entrant=entrant, splits=splits)
     return outcome
 
 

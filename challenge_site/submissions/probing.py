@@ -19,10 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db.models import Exists, F, OuterRef, Q
+from django.db.models.functions import Coalesce
 
 import scoring
 
 from . import terms as stored_terms
+from .entrants import Entrant, of_rows
 from .models import Status, Submission
 
 # At most this many rows (or this share of them) off the most common prediction.
@@ -94,8 +96,8 @@ def record(*, submission: Submission, outcome) -> None:
     mine = result.terms.get(key) if result else None
     previous = (
         Submission.objects.filter(
+            Entrant.of(submission).q(),  # a team's members take turns: the team's previous
             dataset_id=submission.dataset_id,
-            user_id=submission.user_id,
             status=Status.SCORED,
         )
         .filter(
@@ -132,12 +134,13 @@ def flags(submissions) -> dict[int, list[Flag]]:
     query for the shared files whatever their number."""
     submissions = list(submissions)
     hashes = {s.predictions_sha256 for s in submissions if s.predictions_sha256}
-    owners: dict[tuple[int, str], set[int]] = {}
+    owners: dict[tuple[int, str], set] = {}
     if hashes:
-        for dataset_id, digest, user_id in Submission.objects.filter(
+        for dataset_id, digest, *pair in Submission.objects.filter(
             predictions_sha256__in=hashes, dataset_id__in={s.dataset_id for s in submissions}
-        ).values_list("dataset_id", "predictions_sha256", "user_id"):
-            owners.setdefault((dataset_id, digest), set()).add(user_id)
+        ).values_list("dataset_id", "predictions_sha256", "team_id", "user_id"):
+            # Per participant: a team's members sending the same file is one participant.
+            owners.setdefault((dataset_id, digest), set()).add(of_rows(pair))
     found = {}
     for submission in submissions:
         codes = []
@@ -174,8 +177,15 @@ def flagged_filter(code: str) -> Q:
     if code == RUN:
         return Q(similar_run__gte=RUN_LENGTH)
     if code == SAME_FILE:
-        others = Submission.objects.filter(
-            dataset_id=OuterRef("dataset_id"), predictions_sha256=OuterRef("predictions_sha256")
-        ).exclude(user_id=OuterRef("user_id"))
+        # One number per participant, never NULL (comparing NULLs would drop rows): the
+        # team's id, or minus the user's id for a user without a team.
+        others = (
+            Submission.objects.filter(
+                dataset_id=OuterRef("dataset_id"),
+                predictions_sha256=OuterRef("predictions_sha256"),
+            )
+            .annotate(entrant=Coalesce("team_id", F("user_id") * -1))
+            .exclude(entrant=Coalesce(OuterRef("team_id"), OuterRef("user_id") * -1))
+        )
         return ~Q(predictions_sha256="") & Q(Exists(others))
     raise ValueError(f"not a probing flag: {code}")

@@ -21,11 +21,18 @@ from challenge_site import policy
 from challenge_site.celery import app as celery_app
 from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.services import current_phase
-from datasets.models import Dataset, Split
+from challenge_site.notifications.scoring import scoring_finished as notify_scoring_finished
+from datasets.models import Dataset
+from scoring.upload_check import (  # noqa: F401 - PHASE_SPLITS: the site's name for it
+    PHASE_SPLITS,
+    check_phase,
+    unknown_dataset,
+)
 
-from . import evaluation, probing, standings, terms
+from . import evaluation, formatcheck, probing, standings, terms
 from .archive import ArchiveError, Contents, Limits, bounded, inspect, open_zip, verify
-from .limits import check_allowance, check_rejected_today
+from .entrants import Entrant
+from .limits import LimitReached, check_allowance, check_rejected_today
 from .models import (
     FINAL,
     Mark,
@@ -40,12 +47,7 @@ from .retention import delete_stored_zip, purge_invalid_zips  # noqa: F401 - cal
 
 logger = logging.getLogger(__name__)
 
-# Splits a phase accepts, and the one it requires (None: any one will do).
-PHASE_SPLITS = {
-    Phase.VALIDATION: ({Split.TRAIN, Split.VAL}, Split.VAL),
-    Phase.TEST: ({Split.TRAIN, Split.VAL, Split.TEST}, Split.TEST),
-    Phase.POST: ({Split.TRAIN, Split.VAL, Split.TEST}, None),
-}
+# PHASE_SPLITS (imported above): the splits each phase accepts, and the one it requires.
 MARKS = {Phase.VALIDATION: Mark.BEFORE, Phase.TEST: Mark.NONE, Phase.POST: Mark.AFTER}
 # The database went away (a restart, a failover, the network): a scoring run that meets
 # one of these is interrupted, not failed; the task tries again (see tasks.py).
@@ -63,11 +65,14 @@ class Rejected(Exception):
 # --- Intake --------------------------------------------------------------------------
 
 
-def read_upload(upload, *, dataset_name: str | None, limits: Limits) -> Contents:
-    """Cheap structural checks of an uploaded zip; Rejected lists the problems."""
+def read_upload(upload, *, dataset_name: str | None, limits: Limits, dataset_names=()) -> Contents:
+    """Cheap structural checks of an uploaded zip; Rejected lists the problems.
+    ``dataset_names``: the challenge's datasets, which a misnamed file may have meant."""
     try:
         with open_zip(upload, size=upload.size, limits=limits) as archive:
-            contents = inspect(archive, dataset_name=dataset_name, limits=limits)
+            contents = inspect(
+                archive, dataset_name=dataset_name, limits=limits, dataset_names=dataset_names
+            )
             verify(archive, contents)
     except ArchiveError as error:
         raise Rejected({"file": error.problems}) from None
@@ -75,20 +80,9 @@ def read_upload(upload, *, dataset_name: str | None, limits: Limits) -> Contents
 
 
 def check_splits(contents: Contents, *, challenge: Challenge, phase: Phase) -> None:
-    allowed, required = PHASE_SPLITS[phase]
-    problems = [
-        f"{member.name}: test predictions are accepted from the test phase, which begins "
-        f"{challenge.test_start:%d %b %Y %H:%M} UTC"
-        for split, member in contents.members.items()
-        if split not in allowed
-    ]
-    if required is not None and required not in contents.members:
-        found = ", ".join(m.name for m in contents.members.values())
-        problems.append(
-            f"the {phase.label.lower()} needs {contents.dataset_name}_{required}_predict.txt "
-            f"(the zip holds {found})"
-        )
-    if problems:
+    """Rejected unless the phase accepts the zip's splits (scoring.upload_check.check_phase,
+    which a participant's machine runs too)."""
+    if problems := check_phase(contents, phase, challenge.test_start):
         raise Rejected({"file": problems})
 
 
@@ -122,19 +116,13 @@ def submit(
         raise Rejected(
             {"dataset": [f"no dataset {dataset_name!r}; choose one of {', '.join(datasets)}"]}
         )
-    contents = read_upload(upload, dataset_name=dataset_name or None, limits=Limits.from_settings())
+    limits = Limits.from_settings()
+    contents = read_upload(
+        upload, dataset_name=dataset_name or None, limits=limits, dataset_names=list(datasets)
+    )
     dataset = datasets.get(contents.dataset_name)
     if dataset is None:
-        known = f"its datasets are {', '.join(datasets)}" if datasets else "it has none yet"
-        raise Rejected(
-            {
-                "file": [
-                    f"{member.name}: this challenge has no dataset {contents.dataset_name!r}; "
-                    + known
-                    for member in contents.members.values()
-                ]
-            }
-        )
+        raise Rejected({"file": unknown_dataset(contents, list(datasets))})
     check_splits(contents, challenge=challenge, phase=phase)
 
     submission = Submission(
@@ -155,11 +143,28 @@ def submit(
     SubmissionQuota.objects.get_or_create(user=user, dataset=dataset)
     try:
         with transaction.atomic():
-            # Serialises this user's uploads to this dataset until the insert commits.
+            # Serialises this user's uploads to this dataset until the insert commits; it
+            # also holds off their joining a team (teams.services locks it first).
             SubmissionQuota.objects.select_for_update().get(user=user, dataset=dataset)
-            check_allowance(user=user, dataset=dataset, phase=phase, now=now)
+            entrant = Entrant.in_challenge(user=user, challenge_id=challenge.pk)
+            if entrant.is_team:
+                entrant.lock(dataset_id=dataset.pk)  # and every member's uploads
+                submission.team_id = entrant.team_id
+            check_allowance(entrant=entrant, dataset=dataset, phase=phase, now=now)
             submission.save()
             transaction.on_commit(partial(enqueue, submission.pk))
+    except LimitReached:
+        submission.file.delete(save=False)
+        # Over the limit, a file that breaks the format still gets its line errors (the
+        # check costs the limit nothing and reads no target); only a valid one the 429.
+        if not formatcheck.allowed(user=user, now=now):
+            raise
+        problems = formatcheck.format_problems(
+            upload=upload, dataset=dataset, dataset_names=datasets, limits=limits
+        )
+        if problems:
+            raise Rejected({"file": problems}) from None
+        raise
     except BaseException:
         submission.file.delete(save=False)
         raise
@@ -362,9 +367,10 @@ def _write(submission: Submission, outcome, *, stored: dict[str, str] | None = N
         probing.record(submission=submission, outcome=outcome)
     standings.entries_changed(
         dataset=submission.dataset,
-        user_id=submission.user_id,
+        entrant=Entrant.of(submission),
         splits=previous | set(stored) | set(submission.splits),
     )
+    notify_scoring_finished(submission)  # an e-mail on commit, for those who asked
 
 
 # --- Rescoring, the sweep, baselines -------------------------------------------------

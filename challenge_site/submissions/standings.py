@@ -1,43 +1,43 @@
 """What follows from a change to a participant's entries: their Ladder, which entries
 count for the final ranking, and the intervals of every split the entries are scored on.
 
-Scoring, moderation, deletion and final choices call ``entries_changed`` inside their
-transaction; the participant's quota row is locked first (``lock_owners``, before any
+A participant is an ``entrants.Entrant``: a team, or a user without one. Scoring,
+moderation, withdrawal, deletion and final choices call ``entries_changed`` inside their
+transaction; the participant's lock row is taken first (``lock_owners``, before any
 submission row), so that two changes at once are applied one after the other and never
 deadlock.
 """
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from challenge_site.leaderboard import interval_runs
 from datasets.models import TEST_PARTS, Dataset, Split
 
 from . import finals, ladder
-from .models import Submission, SubmissionQuota
+from .entrants import Entrant, lock_all, of_rows
+from .models import Submission
 
 
-def lock(*, dataset_id: int, user_id: int) -> None:
-    """Serialise the participant's changes on the dataset (their quota row, as submit)."""
-    quota, _ = SubmissionQuota.objects.get_or_create(user_id=user_id, dataset_id=dataset_id)
-    SubmissionQuota.objects.select_for_update().filter(pk=quota.pk).first()
+def lock(*, dataset_id: int, entrant: Entrant) -> None:
+    """Serialise the participant's changes on the dataset (the rows submit locks)."""
+    entrant.lock(dataset_id=dataset_id)
 
 
 def lock_owners(submission_ids) -> None:
-    """Lock the quota rows of the participants of these submissions, in one order, before
-    the caller locks or changes the submissions themselves: every transaction that ends
-    in ``entries_changed`` takes its locks quota first, submissions second, so two of
+    """Lock the participants of these submissions, in one order, before the caller locks
+    or changes the submissions themselves: every transaction that ends in
+    ``entries_changed`` takes its locks participant first, submissions second, so two of
     them never wait for each other (finals.refresh updates all of a participant's
     entries)."""
-    owners = sorted(
-        set(
-            Submission.objects.filter(pk__in=list(submission_ids), user__isnull=False)
-            .values_list("dataset_id", "user_id")
-            .distinct()
-        )
-    )
-    for dataset_id, user_id in owners:
-        lock(dataset_id=dataset_id, user_id=user_id)
+    owners = {}
+    for dataset_id, *pair in (
+        Submission.objects.filter(pk__in=list(submission_ids), is_baseline=False)
+        .values_list("dataset_id", "team_id", "user_id")
+        .distinct()
+    ):
+        owners.setdefault(dataset_id, set()).add(of_rows(pair))
+    for dataset_id in sorted(owners):
+        lock_all(owners[dataset_id], dataset_id=dataset_id)
 
 
 def scored_splits(splits, *, has_public_part: bool) -> list[str]:
@@ -49,26 +49,36 @@ def scored_splits(splits, *, has_public_part: bool) -> list[str]:
     return sorted(found)
 
 
-def entries_changed(*, dataset: Dataset, user_id: int | None, splits) -> None:
+def entries_changed(*, dataset: Dataset, entrant: Entrant | None, splits) -> None:
     """Recompute what depends on the participant's listed entries (inside a transaction).
-    ``user_id`` None (the baseline) only asks for the intervals."""
+    ``entrant`` None (the baseline) only asks for the intervals."""
     for split in scored_splits(splits, has_public_part=dataset.challenge.has_public_part):
         interval_runs.request(dataset_id=dataset.pk, split=split)
-    if user_id is None:
+    if entrant is None:
         return
     with transaction.atomic():
-        lock(dataset_id=dataset.pk, user_id=user_id)
+        entrant.lock(dataset_id=dataset.pk)
         for split in ladder.LADDER_SPLITS:
-            ladder.refresh(dataset=dataset, user_id=user_id, split=split)
-        finals.refresh(dataset=dataset, user_id=user_id)
+            ladder.refresh(dataset=dataset, entrant=entrant, split=split)
+        finals.refresh(dataset=dataset, entrant=entrant)
 
 
-def entry_deleted(*, dataset_id: int, user_id: int | None, splits) -> None:
+def entry_deleted(*, dataset_id: int, entrant: Entrant | None, splits) -> None:
     """After a deleted entry's transaction commits: recompute for its participant, if
     the dataset and the participant are still there (a whole dataset may have gone)."""
     dataset = Dataset.objects.select_related("challenge").filter(pk=dataset_id).first()
     if dataset is None:
         return
-    if user_id is not None and not get_user_model().objects.filter(pk=user_id).exists():
-        user_id = None
-    entries_changed(dataset=dataset, user_id=user_id, splits=splits)
+    if entrant is not None and not _exists(entrant):
+        entrant = None
+    entries_changed(dataset=dataset, entrant=entrant, splits=splits)
+
+
+def _exists(entrant: Entrant) -> bool:
+    from django.contrib.auth import get_user_model
+
+    from challenge_site.teams.models import Team
+
+    if entrant.team_id is not None:
+        return Team.objects.filter(pk=entrant.team_id).exists()
+    return get_user_model().objects.filter(pk=entrant.user_id).exists()

@@ -2,7 +2,7 @@ from django.urls import path, register_converter
 
 from challenge_site.converters import SplitConverter
 
-from . import api, bulk_views, final_views, views
+from . import api, bulk_views, final_views, views, withdrawal
 
 register_converter(SplitConverter, "split")
 
@@ -21,8 +21,14 @@ urlpatterns = [
         final_views.api_choose_final,
         name="api_submission_final",
     ),
+    path("submissions/<int:pk>/withdraw/", withdrawal.withdraw_view, name="submission_withdraw"),
+    path(
+        "api/v1/submissions/<int:pk>/withdraw/",
+        withdrawal.api_withdraw,
+        name="api_submission_withdraw",
+    ),
     path("accounts/submissions/", views.my_submissions, name="my_submissions"),
-    path("api/v1/submissions/", api.api_submission_create, name="api_submission_create"),
+    path("api/v1/submissions/", api.api_submissions, name="api_submission_create"),
     path("api/v1/submissions/<int:pk>/", api.api_submission, name="api_submission"),
     path(
         "challenges/<slug:slug>/export/submissions.zip",

@@ -17,9 +17,9 @@ from challenge_site.challenges.participation_views import refusal
 from challenge_site.challenges.services import current_phase
 from challenge_site.policy import can_see_private, exact_scores_visible, participant_name
 
-from . import services
+from . import services, withdrawal
 from .final_views import final_for
-from .forms import SubmissionForm
+from .forms import MySubmissionsFilter, SubmissionForm
 from .limits import LimitReached, allowances
 from .models import Score, SplitResult, Status, Submission
 from .plots import cached_svg
@@ -100,6 +100,9 @@ def submission_detail(request, pk):
         "private": can_see_private(submission, user=request.user),
         "table": table,
         "final": final_for(submission, user=request.user, now=now),
+        # The owner's withdraw button, while withdrawing is possible.
+        "withdrawal": policy.owns(submission, user=request.user)
+        and withdrawal.refusal(submission) is None,
         "zip_retention_days": settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS,
     }
     return render(request, "submissions/submission_detail.html", context)
@@ -147,9 +150,18 @@ def submission_file(request, pk):
 @login_required
 @require_safe
 def my_submissions(request):
+    """The user's entries and their teams', newest first, with filters (GET)."""
+    owned = policy.owned_submissions(request.user)
+    challenges = (
+        Challenge.objects.filter(datasets__submissions__in=owned)
+        .distinct()
+        .order_by("title")
+        .values_list("slug", "title")
+    )
+    filters = MySubmissionsFilter(request.GET or None, challenges=list(challenges))
     submissions = (
-        policy.owned_submissions(request.user)
-        .select_related("dataset__challenge")
+        filters.apply(owned)
+        .select_related("dataset__challenge", "team", "user")
         .prefetch_related(
             Prefetch(
                 "scores",
@@ -169,4 +181,14 @@ def my_submissions(request):
     )
     page = Paginator(submissions, PAGE_SIZE).get_page(request.GET.get("page"))
     rows = [(s, score_table(s, user=request.user)) for s in page.object_list]
-    return render(request, "submissions/my_submissions.html", {"page": page, "rows": rows})
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {
+        "page": page,
+        "rows": rows,
+        "filters": filters,
+        "filtered": filters.is_bound and filters.is_valid() and any(filters.cleaned_data.values()),
+        "query": query.urlencode(),
+    }
+    status = 400 if filters.is_bound and not filters.is_valid() else 200
+    return render(request, "submissions/my_submissions.html", context, status=status)

@@ -156,20 +156,25 @@ def json_value(value: float | None):
     return value
 
 
-def api_scores(submission: Submission, *, user) -> dict:
-    """{split: {loss: value or null}} for the splits the user may see."""
+def api_scores(submission: Submission, *, user, table: list[SplitScores] | None = None) -> dict:
+    """{split: {loss: value or null}} for the splits the user may see (``table``: the
+    submission's score_table for ``user``, if already made)."""
+    if table is None:
+        table = score_table(submission, user=user)
     return {
         str(entry.split): {
             cell.loss.name: json_value(cell.value) for cell in entry.cells if cell.computed
         }
-        for entry in score_table(submission, user=user)
+        for entry in table
         if entry.visible and entry.result is not None
     }
 
 
-def api_ladder(submission: Submission, *, user) -> dict:
+def api_ladder(submission: Submission, *, user, table: list[SplitScores] | None = None) -> dict:
     """{split: {"loss", "shown", "precision", "accepted"}} for the splits the user sees
     through the Ladder (their exact scores are left out of ``scores``)."""
+    if table is None:
+        table = score_table(submission, user=user)
     return {
         str(entry.split): {
             "loss": entry.ladder.loss.name,
@@ -178,7 +183,7 @@ def api_ladder(submission: Submission, *, user) -> dict:
             "precision": entry.ladder.precision,
             "accepted": entry.ladder.accepted,
         }
-        for entry in score_table(submission, user=user)
+        for entry in table
         if entry.ladder is not None
     }
 

@@ -72,6 +72,7 @@ def _challenge_form(**overrides):
         "val_daily_limit": "",
         "test_daily_limit": "5",
         "test_total_limit": "",
+        "max_team_size": "5",
         "datasets-TOTAL_FORMS": "1",
         "datasets-INITIAL_FORMS": "0",
         "datasets-MIN_NUM_FORMS": "0",

@@ -199,8 +199,10 @@ def test_the_cap_on_stderr(files):
     proc = run("evaluate", pred, targ)
     lines = proc.stderr.splitlines()
     assert proc.returncode == 1 and proc.stdout == ""
-    assert len(lines) == 101 and lines[-1] == "... and 30 more problems"
-    assert lines[99] == f"{pred}:100: expected a probability between 0 and 1, found 7"
+    # The hint that says the fix once leads; then the 100 lines and the count of the rest.
+    assert len(lines) == 102 and lines[-1] == "... and 30 more problems"
+    assert lines[0].startswith(f"{pred}: values above 1 on 130 lines, and every value lies")
+    assert lines[100] == f"{pred}:100: expected a probability between 0 and 1, found 7"
 
 
 def test_missing_file(tmp_path, files):
@@ -358,8 +360,70 @@ def test_each_file_keeps_its_own_cap(files):
     targ = files("t.txt", ["y"] * 120)
     proc = run("evaluate", pred, targ)
     lines = proc.stderr.splitlines()
-    assert (proc.returncode, proc.stdout, len(lines)) == (1, "", 202)
-    assert lines[99] == f"{targ}:100: expected a number, found 'y'"
-    assert lines[100] == "... and 20 more problems"
-    assert lines[101] == f"{pred}:1: expected a probability between 0 and 1, found 7"
+    assert (proc.returncode, proc.stdout, len(lines)) == (1, "", 204)
+    assert lines[0].startswith(f"{targ}: 120 lines hold text that is not a number")
+    assert lines[100] == f"{targ}:100: expected a number, found 'y'"
+    assert lines[101] == "... and 20 more problems"
+    assert lines[102].startswith(f"{pred}: values above 1 on 130 lines")
+    assert lines[103] == f"{pred}:1: expected a probability between 0 and 1, found 7"
     assert lines[-1] == "... and 30 more problems"
+
+
+# --- python -m scoring check ZIP: a submission zip as the site checks it ----------------
+
+
+def _zip(path, files: dict[str, bytes]):
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return path
+
+
+def test_check_a_valid_zip(tmp_path):
+    path = _zip(tmp_path / "p.zip", {"gaze_val_predict.txt": b"1 0 1\n" * 4})
+    proc = run("check", path, "--dataset", "gaze", "--task", "regression", "--rows", "val=4")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout == f"{path}: no problems found\n"
+
+
+def test_check_reports_what_the_site_would(tmp_path):
+    path = _zip(
+        tmp_path / "p.zip",
+        {"Gaze_Train_Predictions.csv": b"0.5\n", "gaze_val_predict.txt": b"1,0,1\n" * 12},
+    )
+    args = ["--dataset", "gaze", "--task", "regression", "--rows", "train=6,val=4,test=5"]
+    proc = run("check", path, *args)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr.splitlines() == [
+        "Gaze_Train_Predictions.csv: unexpected file name; did you mean gaze_train_predict.txt?"
+    ]
+    path = _zip(tmp_path / "q.zip", {"gaze_val_predict.txt": b"1,0,1\n" * 12})
+    lines = run("check", path, *args).stderr.splitlines()
+    assert (
+        lines[0]
+        == "gaze_val_predict.txt: 12 lines use commas: separate numbers with spaces or tabs"
+    )
+    assert (
+        lines[1]
+        == "gaze_val_predict.txt:1: expected numbers separated by spaces or tabs, found '1,0,1'"
+    )
+    assert "gaze_val_predict.txt:5: expected 4 rows, one per target, found 12" in lines
+    # The phase's rules, as the site words them.
+    proc = run("check", path, *args, "--phase", "test", "--test-start", "2030-02-01T00:00Z")
+    assert proc.stderr == (
+        "the test phase needs gaze_test_predict.txt (the zip holds gaze_val_predict.txt)\n"
+    )
+
+
+def test_check_options_are_checked(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["check", "p.zip", "--dataset", "gaze", "--task", "regression", "--rows", "val=x"])
+    assert "expected SPLIT=ROWS pairs such as train=6,val=4,test=5, got 'val=x'" in (
+        capsys.readouterr().err
+    )
+    proc = run(
+        "check", tmp_path / "nope.zip", "--dataset", "g", "--task", "regression", "--rows", "val=1"
+    )
+    assert proc.returncode == 1 and "nope.zip: cannot read the file" in proc.stderr

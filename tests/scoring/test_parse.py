@@ -440,10 +440,12 @@ def test_the_hundred_line_cap():
     assert err.total == 250
     assert len(err.problems) == MAX_REPORTED == 100
     assert [p.line for p in err.problems] == list(range(11, 111))
-    assert len(err.lines) == 101
+    # One summary leads (here the hint of percentages), then 100 lines and the rest counted.
+    assert len(err.lines) == 102
+    assert err.lines[0].startswith("pred.txt: values above 1 on 250 lines")
     assert err.lines[-1] == "... and 150 more problems"
     assert str(err) == "\n".join(err.lines)
-    assert err.lines[0] == "pred.txt:11: expected a probability between 0 and 1, found 2"
+    assert err.lines[1] == "pred.txt:11: expected a probability between 0 and 1, found 2"
 
 
 def test_the_cap_counts_one_more_problem_in_the_singular():
@@ -451,7 +453,8 @@ def test_the_cap_counts_one_more_problem_in_the_singular():
     assert err.total == 101
     assert err.lines[-1] == "... and 1 more problem"
     err = classification(["abc"] * 100)
-    assert len(err.lines) == 100 and not err.lines[-1].startswith("...")
+    assert len(err.lines) == 101 and not err.lines[-1].startswith("...")
+    assert err.lines[0].startswith("pred.txt: 100 lines hold text that is not a number")
 
 
 def test_the_cap_mixes_batches_and_single_problems_in_line_order():

@@ -233,7 +233,10 @@ class Stack:
         order = list(REDIS_DBS)
         start = secrets.randbelow(len(order))
         for db in order[start:] + order[:start]:
-            if redis_client(db).dbsize() == 0:
+            client = redis_client(db)
+            # Claimed with a key of its own, atomically: two stacks started at once (by
+            # two test runs) never share a broker (the key goes with Stack.stop's flush).
+            if client.dbsize() == 0 and client.set("stack:claimed", os.getpid(), nx=True):
                 return db
         raise StackError(f"no empty Redis database among {order[0]}-{order[-1]}")
 

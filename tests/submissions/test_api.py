@@ -192,7 +192,9 @@ def test_detail_404_for_unknown_and_hidden_submissions(api_client, gaze, other, 
 
 
 def test_methods_not_allowed(api_client, db):
-    assert api_client.get(URL).status_code == 405
+    response = api_client.delete(URL)
+    assert response.status_code == 405
+    assert set(response["Allow"].split(", ")) == {"GET", "POST", "OPTIONS"}
     assert api_client.delete(f"{URL}1/").status_code == 405
 
 

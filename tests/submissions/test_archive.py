@@ -229,8 +229,7 @@ def test_targets_file_gets_a_rename_hint_and_unknown_files_are_named():
         "rename it to gaze_val_predict.txt",
         "notes.txt: unexpected file; expected gaze_train_predict.txt, gaze_val_predict.txt, "
         "gaze_test_predict.txt",
-        "gaze_val_predict.csv: unexpected file; expected gaze_train_predict.txt, "
-        "gaze_val_predict.txt, gaze_test_predict.txt",
+        "gaze_val_predict.csv: unexpected file name; did you mean gaze_val_predict.txt?",
     ]
 
 
@@ -381,7 +380,7 @@ def test_a_zip64_archive_with_an_honest_record_is_accepted():
 
 def test_the_end_record_is_found_where_the_zip_module_finds_it():
     """read_end_record mirrors zipfile._EndRecData, signatures in odd places included."""
-    from challenge_site.submissions.zipdirectory import read_end_record
+    from scoring.zipdirectory import read_end_record
 
     plain = make_zip({"gaze_val_predict.txt": VAL})
     at = plain.rfind(b"PK\x05\x06")
@@ -420,3 +419,29 @@ def test_long_member_names_are_shortened_in_messages():
     )
     contents = accepted(make_zip({f"{folder}/gaze_val_predict.txt": VAL}))
     assert contents.members["val"].name == "…" + f"{folder}/gaze_val_predict.txt"[-100:]
+
+
+def test_near_miss_names_say_which_name_they_meant():
+    """The challenge's datasets are the names a misnamed file may have meant."""
+
+    def refused(files, *, dataset_name):
+        with pytest.raises(Rejected) as caught:
+            read_upload(
+                upload_file(make_zip(files)),
+                dataset_name=dataset_name,
+                limits=Limits.from_settings(),
+                dataset_names=["gaze", "catalysis"],
+            )
+        return caught.value.errors["file"]
+
+    assert refused({"Catalysis_Validation_Predictions.csv": VAL}, dataset_name=None) == [
+        "Catalysis_Validation_Predictions.csv: unexpected file name; did you mean "
+        "catalysis_val_predict.txt?"
+    ]
+    assert refused({"results/GAZE_TEST.txt": VAL}, dataset_name="gaze") == [
+        "results/GAZE_TEST.txt: unexpected file name; did you mean gaze_test_predict.txt?"
+    ]
+    assert refused({"catalysis_val_predict.txt": VAL}, dataset_name="gaze") == [
+        "catalysis_val_predict.txt: named for dataset 'catalysis', but this submission is "
+        "for 'gaze'; did you mean gaze_val_predict.txt? (or submit it to catalysis)"
+    ]

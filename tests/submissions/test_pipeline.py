@@ -164,23 +164,28 @@ def test_error_report_is_capped_by_the_scoring_package(gaze, participant, submit
     files = {"big_val_predict.txt": b"oops\n" * 300}
     submission = submit_zip(participant, big.challenge, files, now=VALIDATION)
     assert submission.status == Status.INVALID
-    assert len(submission.errors) == 101
+    # The summary that says the fix once, then 100 lines and the count of the rest.
+    assert len(submission.errors) == 102
+    assert submission.errors[0].startswith("big_val_predict.txt: 300 lines hold text")
     assert submission.errors[-1] == "... and 200 more problems"
 
 
 def test_unexpected_exception_fails_without_partial_scores(
     gaze, participant, submit_zip, monkeypatch, caplog
 ):
+    import scoring.upload_check
+
     calls = []
-    real = scoring.evaluate
+    real = scoring.upload_check.check_file
 
     def flaky(*args, **kwargs):
-        calls.append(kwargs["predictions_path"])
+        calls.append(kwargs["path"])
         if len(calls) == 2:
             raise RuntimeError("disk on fire")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(scoring, "evaluate", flaky)
+    # The format check, before any target is read: its fault may be shown as it is.
+    monkeypatch.setattr(scoring.upload_check, "check_file", flaky)
     submission = submit_zip(
         participant, gaze.challenge, predictions("gaze", ("train", "val", "test")), now=TEST_PHASE
     )
@@ -325,14 +330,22 @@ def test_a_wrong_row_count_is_found_from_the_public_row_count(
 def test_a_valid_upload_reads_the_targets_once_every_file_is_checked(
     gaze, participant, submit_zip, target_reads, monkeypatch
 ):
+    import scoring.upload_check
+
     events = []
     real = scoring.evaluate
+    real_check = scoring.upload_check.check_file
 
     def logged(predictions, targets, **kwargs):
         events.append(kwargs["predictions_path"])
         return real(predictions, targets, **kwargs)
 
+    def checked(source, **kwargs):
+        events.append(kwargs["path"])
+        return real_check(source, **kwargs)
+
     monkeypatch.setattr(scoring, "evaluate", logged)
+    monkeypatch.setattr(scoring.upload_check, "check_file", checked)
     real_read = evaluation_module().read_dataset_targets
 
     def read(dataset, *args, **kwargs):
@@ -452,7 +465,8 @@ def test_a_long_folder_name_stores_a_short_report(gaze, participant, submit_zip)
     assert submission.status == Status.INVALID
     assert len(json.dumps(submission.errors)) <= 20 * 1024
     shown = "…" + ("f" * 60_000 + "/gaze_val_predict.txt")[-100:]
-    assert submission.errors[0].startswith(f"{shown}:1: ")
+    assert submission.errors[0].startswith(f"{shown}: 101 lines hold text")  # the summary
+    assert submission.errors[1].startswith(f"{shown}:1: ")
 
 
 def submit_zip_bytes(submit_zip, user, challenge, data: bytes):

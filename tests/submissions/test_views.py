@@ -206,8 +206,9 @@ def test_my_submissions_lists_mine_in_a_constant_number_of_queries(
     url = reverse("my_submissions")
 
     def render():
-        # session, user, count, submissions, their scores, their split results
-        with django_assert_num_queries(6):
+        # session, user, the filter's challenges, count, submissions, their scores, their
+        # split results
+        with django_assert_num_queries(7):
             return logged_in.get(url)
 
     for _ in range(2):

@@ -1,0 +1,276 @@
+"""Forming teams: create, invite, join (by invitation or link), leave.
+
+Teams form until the test phase begins; from then on a team's members are fixed, so
+final selections, the test limits and the final ranking have one participant each.
+Joining moves the joiner's earlier entries in the challenge to the team, so it is refused
+when the team and the joiner together would be over a submission limit.
+
+Locks: the joiner's quota rows (as their own uploads take them), then the team's row (as
+every member's upload takes it): the order ``submissions.services.submit`` uses, so a
+join and an upload never wait for each other in a circle.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Q
+
+from challenge_site import policy
+from challenge_site.challenges.models import Challenge, Phase
+from challenge_site.challenges.services import current_phase
+from challenge_site.submissions import standings
+from challenge_site.submissions.entrants import Entrant
+from challenge_site.submissions.limits import phase_limits, utc_day
+from challenge_site.submissions.models import ACCEPTED, Submission, SubmissionQuota
+
+from .models import Invitation, Membership, Team, new_invite_code
+
+FORMING = (Phase.UPCOMING, Phase.VALIDATION)
+
+
+class TeamError(Exception):
+    """Why a team action was refused, in words for the participant."""
+
+
+def team_of(*, user, challenge: Challenge) -> Team | None:
+    if not user.is_authenticated:
+        return None
+    membership = (
+        Membership.objects.filter(challenge=challenge, user=user).select_related("team").first()
+    )
+    return membership.team if membership else None
+
+
+def forming_refusal(challenge: Challenge, *, now: datetime) -> str | None:
+    """Why teams cannot form or change now (None: they can)."""
+    if challenge.max_team_size <= 1:
+        return "This challenge has no teams: everyone takes part alone."
+    if current_phase(challenge, now=now) not in FORMING:
+        return (
+            f"Teams form until the test phase begins ({challenge.test_start:%d %b %Y %H:%M} "
+            "UTC); they are fixed now."
+        )
+    return None
+
+
+def _check_forming(challenge: Challenge, *, now: datetime) -> None:
+    refusal = forming_refusal(challenge, now=now)
+    if refusal:
+        raise TeamError(refusal)
+
+
+def _check_may_take_part(challenge: Challenge, *, user, who: str = "You") -> None:
+    if not policy.may_take_part(challenge, user=user):
+        raise TeamError(
+            f"{who} must join the challenge first"
+            + (" and accept its rules" if policy.participation_asks(challenge) else "")
+            + "."
+        )
+
+
+def member_name(user) -> str:
+    """A member as the result tables name people: display name, else user name."""
+    profile = getattr(user, "profile", None)
+    return (profile.display_name if profile else "") or user.get_username()
+
+
+def refresh_label(team: Team) -> None:
+    members = [
+        member_name(m.user)
+        for m in team.memberships.select_related("user__profile").order_by("joined", "pk")
+    ]
+    label = " & ".join(members)[:500]
+    Team.objects.filter(pk=team.pk).exclude(members_label=label).update(members_label=label)
+    team.members_label = label
+
+
+def refresh_labels_of(user) -> None:
+    """A member renamed themself: their teams' labels follow."""
+    for team in Team.objects.filter(memberships__user=user):
+        refresh_label(team)
+
+
+def _lock_joiner(*, user, challenge: Challenge, team: Team | None) -> Team | None:
+    """Take the joiner's quota rows of every dataset, then the team's row (see above)."""
+    for dataset_id in sorted(challenge.datasets.values_list("pk", flat=True)):
+        SubmissionQuota.objects.get_or_create(user=user, dataset_id=dataset_id)
+    list(
+        SubmissionQuota.objects.select_for_update()
+        .filter(user=user, dataset__challenge=challenge)
+        .order_by("dataset_id")
+    )
+    if team is None:
+        return None
+    return Team.objects.select_for_update().filter(pk=team.pk).first()
+
+
+def _check_limits(*, team: Team, user, challenge: Challenge, now: datetime) -> None:
+    """TeamError when the team's entries and the joiner's own, counted together, would be
+    over a limit of the current phase: joining makes the joiner's entries the team's."""
+    phase = current_phase(challenge, now=now)
+    daily, total = phase_limits(challenge, phase)
+    start, end = utc_day(now)
+    together = (
+        Submission.objects.filter(
+            Entrant(team_id=team.pk, user_id=None).q() | Q(user=user, team__isnull=True),
+            dataset__challenge=challenge,
+            phase=phase,
+            status__in=ACCEPTED,
+        )
+        .values("dataset__name")
+        .annotate(
+            today=Count("id", filter=Q(created__gte=start, created__lt=end)), total=Count("id")
+        )
+        .order_by("dataset__name")
+    )
+    for row in together:
+        if daily is not None and row["today"] > daily:
+            raise TeamError(
+                f"Together you would have made {row['today']} submissions to "
+                f"{row['dataset__name']} today, over its daily limit of {daily}: join after "
+                "00:00 UTC."
+            )
+        if total is not None and row["total"] > total:
+            raise TeamError(
+                f"Together you would have made {row['total']} submissions to "
+                f"{row['dataset__name']}, over its limit of {total}."
+            )
+
+
+def _take_entries(*, team: Team, user, challenge: Challenge) -> None:
+    """The joiner's entries in the challenge become the team's; what depends on who made
+    them (Ladder, final entries) is computed again for the team."""
+    moved = Submission.objects.filter(
+        user=user, team__isnull=True, dataset__challenge=challenge, is_baseline=False
+    )
+    datasets = {}
+    for dataset_id, splits in moved.values_list("dataset_id", "splits"):
+        datasets.setdefault(dataset_id, set()).update(splits)
+    moved.update(team=team)
+    entrant = Entrant(team_id=team.pk, user_id=None)
+    for dataset in challenge.datasets.filter(pk__in=datasets).select_related("challenge"):
+        standings.entries_changed(dataset=dataset, entrant=entrant, splits=datasets[dataset.pk])
+
+
+def create(*, challenge: Challenge, user, name: str, now: datetime) -> Team:
+    name = " ".join(name.split())
+    if not name:
+        raise TeamError("Give the team a name.")
+    _check_forming(challenge, now=now)
+    _check_may_take_part(challenge, user=user)
+    try:
+        with transaction.atomic():
+            _lock_joiner(user=user, challenge=challenge, team=None)
+            if Membership.objects.filter(challenge=challenge, user=user).exists():
+                raise TeamError("You are in a team of this challenge already.")
+            team = Team.objects.create(challenge=challenge, name=name, created=now, created_by=user)
+            Membership.objects.create(team=team, user=user, challenge=challenge, joined=now)
+            Invitation.objects.filter(team__challenge=challenge, user=user).delete()
+            refresh_label(team)
+            _take_entries(team=team, user=user, challenge=challenge)
+    except IntegrityError:
+        raise TeamError(f"A team of this challenge is called “{name}” already.") from None
+    return team
+
+
+def join(*, team: Team, user, now: datetime) -> Membership:
+    """``user`` joins ``team`` (by invitation or link)."""
+    challenge = team.challenge
+    _check_forming(challenge, now=now)
+    _check_may_take_part(challenge, user=user)
+    with transaction.atomic():
+        team = _lock_joiner(user=user, challenge=challenge, team=team)
+        if team is None:
+            raise TeamError("That team no longer exists.")
+        current = Membership.objects.filter(challenge=challenge, user=user).first()
+        if current is not None:
+            raise TeamError(
+                "You are in this team already."
+                if current.team_id == team.pk
+                else "You are in another team of this challenge: leave it first."
+            )
+        size = team.memberships.count()
+        if size >= challenge.max_team_size:
+            raise TeamError(
+                f"“{team.name}” is full: teams of this challenge have at most "
+                f"{challenge.max_team_size} members."
+            )
+        _check_limits(team=team, user=user, challenge=challenge, now=now)
+        membership = Membership.objects.create(
+            team=team, user=user, challenge=challenge, joined=now
+        )
+        Invitation.objects.filter(team__challenge=challenge, user=user).delete()
+        refresh_label(team)
+        _take_entries(team=team, user=user, challenge=challenge)
+    return membership
+
+
+def join_by_code(*, challenge: Challenge, code: str, user, now: datetime) -> Membership:
+    team = Team.objects.filter(challenge=challenge, invite_code=code).first()
+    if team is None:
+        raise TeamError("This invitation link is not valid (any more): ask for a new one.")
+    return join(team=team, user=user, now=now)
+
+
+def invite(*, team: Team, by, username: str, now: datetime) -> Invitation:
+    challenge = team.challenge
+    _check_forming(challenge, now=now)
+    _check_member(team, user=by)
+    invitee = get_user_model().objects.filter(username__iexact=username.strip()).first()
+    if invitee is None:
+        raise TeamError(f"No user is called “{username.strip()}”.")
+    if Membership.objects.filter(challenge=challenge, user=invitee).exists():
+        raise TeamError(f"{invitee.get_username()} is in a team of this challenge already.")
+    if team.memberships.count() >= challenge.max_team_size:
+        raise TeamError(f"The team is full ({challenge.max_team_size} members at most).")
+    invitation, _ = Invitation.objects.get_or_create(
+        team=team, user=invitee, defaults={"invited_by": by, "created": now}
+    )
+    return invitation
+
+
+def respond(*, invitation: Invitation, user, accept: bool, now: datetime) -> Membership | None:
+    if invitation.user_id != user.pk:
+        raise TeamError("This invitation is not yours.")
+    if not accept:
+        invitation.delete()
+        return None
+    return join(team=invitation.team, user=user, now=now)
+
+
+def _check_member(team: Team, *, user) -> None:
+    if not team.memberships.filter(user=user).exists():
+        raise TeamError("Only the team's members can do this.")
+
+
+def new_link(*, team: Team, by, now: datetime) -> Team:
+    """Replace the invitation link (the old one stops working)."""
+    _check_forming(team.challenge, now=now)
+    _check_member(team, user=by)
+    team.invite_code = new_invite_code()
+    team.save(update_fields=["invite_code"])
+    return team
+
+
+def leave(*, team: Team, user, now: datetime) -> None:
+    """Leave before the test phase, as long as no entry of the team is the leaver's: a
+    made entry stays the team's, and its maker with it. The last member leaving an
+    entry-less team dissolves it."""
+    challenge = team.challenge
+    _check_forming(challenge, now=now)
+    with transaction.atomic():
+        team = _lock_joiner(user=user, challenge=challenge, team=team)
+        _check_member(team, user=user)
+        if team.submissions.filter(user=user).exists():
+            raise TeamError(
+                "Your entries are the team's now, so you stay in it: a team keeps its "
+                "members' entries and limits together."
+            )
+        team.memberships.filter(user=user).delete()
+        if not team.memberships.exists() and not team.submissions.exists():
+            team.delete()
+            return
+        refresh_label(team)

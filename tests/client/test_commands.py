@@ -1,0 +1,117 @@
+"""Logging in, listing, downloading and leaderboards against the live site."""
+
+import csv
+import io
+import json
+import os
+import stat
+import urllib.request
+import zipfile
+
+from puc_client import config, errors
+
+from tests.factories import dataset_files
+from tests.submissions.helpers import predictions
+
+
+def test_login_checks_the_token_and_saves_it_0600(puc, live_server, ada, environ, tmp_path):
+    result = puc("login", "--url", live_server.url, stdin=ada["token"] + "\n")
+    assert result.code == errors.OK, result
+    assert result.out == f"Logged in to {live_server.url} as ada.\n"
+    path = tmp_path / "config" / "puc.json"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert config.load(path) == {"url": live_server.url, "token": ada["token"]}
+    # Later commands need neither --url nor --token.
+    assert puc("whoami").out == f"ada (Ada L.) on {live_server.url}\n"
+    assert puc("logout").out == f"Token removed from {path}.\n"
+    assert config.load(path) == {"url": live_server.url}
+    assert puc("whoami").code == errors.AUTH
+
+
+def test_login_with_a_wrong_token_saves_nothing(puc, live_server, ada, tmp_path):
+    result = puc("login", "--url", live_server.url, "--token", "f" * 40)
+    assert result.code == errors.AUTH
+    assert result.err == (
+        f"puc: the token was refused by {live_server.url}: copy it again from "
+        f"{live_server.url}/accounts/profile/\n"
+    )
+    assert not (tmp_path / "config" / "puc.json").exists()
+
+
+def test_challenges_and_datasets(puc, site):
+    listing = puc("challenges")
+    assert listing.code == errors.OK
+    header, rule, row = listing.out.splitlines()
+    assert header.split() == ["challenge", "phase", "deadline", "title"]
+    assert row.split()[:2] == ["live", "validation"] and row.endswith("Live challenge")
+    datasets = puc("datasets", "live").out.splitlines()
+    assert datasets[0] == "Live challenge (live): validation phase; submissions accept train, val"
+    assert [line.split() for line in datasets[3:]] == [
+        ["coins", "classification", "6", "4", "-", "3"],
+        ["gaze", "regression", "6", "4", "-", "3"],
+    ]
+
+
+def test_download_streams_the_zip_with_a_progress_bar(puc, site, tmp_path):
+    target = tmp_path / "data"
+    target.mkdir()
+    result = puc("download", "live", "gaze", "-o", str(target), "--extract", "--progress")
+    assert result.code == errors.OK, result
+    saved = target / "gaze.zip"
+    assert result.out.splitlines()[0].startswith(f"Saved {saved} (")
+    assert result.err.startswith("\rgaze.zip ") and result.err.endswith("\n")
+    files = dataset_files("gaze", task="regression")
+    with zipfile.ZipFile(saved) as archive:
+        assert archive.read("gaze/gaze_train_targets.txt") == files["gaze_train_targets.txt"]
+        assert "gaze/gaze_val_targets.txt" not in archive.namelist()  # not released yet
+    assert (target / "gaze" / "gaze_val_inputs.txt").read_bytes() == files["gaze_val_inputs.txt"]
+    assert not [p for p in target.iterdir() if p.name.endswith(".part")]
+
+
+def test_download_of_an_unknown_dataset(puc, site, tmp_path):
+    target = tmp_path / "data"
+    target.mkdir()
+    result = puc("download", "live", "nope", "-o", str(target))
+    assert result.code == errors.REFUSED
+    assert result.err == (
+        "puc: no dataset 'nope' in challenge 'live' (or it has not opened): "
+        "`puc datasets live` lists them\n"
+    )
+    assert list(target.iterdir()) == []
+
+
+def test_leaderboard_table_json_and_the_sites_csv(puc, site, tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    for name, data in predictions("gaze").items():
+        (folder / name).write_bytes(data)
+    submitted = puc("submit", "live", str(folder), "-m", "Curl GP", "--wait")
+    assert submitted.code == errors.OK, submitted
+    table = puc("leaderboard", "live", "gaze").out.splitlines()
+    assert table[0] == "live / gaze: val split, sorted by nlpd, every entry"
+    assert table[1].split()[:4] == ["rank", "participant", "method", "id"]
+    body = [line.split() for line in table[3:]]
+    rows = json.loads(puc("leaderboard", "live", "gaze", "--json").out)
+    assert {row["method"] for row in rows} == {"Curl GP", "Baseline"}
+    for row, line in zip(rows, body, strict=True):  # the table shows the API's rows in order
+        assert int(line[0]) == row["rank"] and str(row["submission"]) in line
+        assert f"{row['scores']['nlpd']:.6g}" in line
+        who = "Ada L." if row["method"] == "Curl GP" else "(baseline)"
+        assert " ".join(line).startswith(f"{row['rank']} {who} {row['method']}")
+
+    saved = tmp_path / "board.csv"
+    result = puc("leaderboard", "live", "gaze", "--csv", "-o", str(saved))
+    assert result.code == errors.OK, result
+    url = f"{site['url']}/challenges/live/datasets/gaze/leaderboard.csv"
+    with urllib.request.urlopen(url) as response:
+        assert saved.read_bytes() == response.read()  # the site's own CSV, byte for byte
+    rows = list(csv.DictReader(io.StringIO(saved.read_text())))
+    assert sorted(row["method"] for row in rows) == ["Baseline", "Curl GP"]
+    printed = puc("leaderboard", "live", "gaze", "--csv").out
+    assert printed == saved.read_bytes().decode()
+
+
+def test_hidden_test_board_gives_the_sites_reason(puc, site):
+    result = puc("leaderboard", "live", "gaze", "--split", "test")
+    assert result.code == errors.REFUSED
+    assert result.err.startswith("puc: ") and "test" in result.err.lower()

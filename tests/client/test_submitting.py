@@ -1,0 +1,207 @@
+"""Checking, submitting and waiting for the score against the live site."""
+
+import io
+import zipfile
+
+import pytest
+from django.utils import timezone
+from puc_client import commands, config, errors, submitting
+from puc_client.errors import ClientError
+from puc_client.transport import Api
+
+from challenge_site.submissions.models import Status, Submission
+from tests.factories import make_zip
+from tests.submissions.helpers import predictions, queued_submission
+
+
+def write(folder, files: dict[str, bytes]):
+    folder.mkdir(exist_ok=True)
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+def test_validate_shows_the_sites_line_errors(puc, site, tmp_path):
+    bad = {"gaze_val_predict.txt": b"1 0.5 1\n1,0.2,1\n1 0.1\n1 0 1\n"}
+    result = puc("validate", "live", str(write(tmp_path / "out", bad)))
+    assert result.code == errors.PROBLEMS
+    lines = result.out.splitlines()
+    assert lines and all(line.startswith("gaze_val_predict.txt") for line in lines)
+    assert any(line.startswith("gaze_val_predict.txt:2: ") for line in lines)
+    assert any(line.startswith("gaze_val_predict.txt:3: ") for line in lines)
+    assert "the site would refuse these files" in result.err
+    assert not Submission.objects.filter(is_baseline=False).exists()  # nothing was sent
+
+
+def test_validate_names_a_near_miss_file_name(puc, site, tmp_path):
+    files = {"Gaze_Validation_Predict.txt": predictions("gaze")["gaze_val_predict.txt"]}
+    result = puc("validate", "live", str(write(tmp_path / "out", files)))
+    assert result.code == errors.PROBLEMS
+    assert "gaze_val_predict.txt" in result.out and "Gaze_Validation_Predict.txt" in result.out
+
+
+def test_validate_a_good_file_needs_no_token(puc, live_server, running, environ, tmp_path):
+    environ["PUC_URL"] = live_server.url
+    result = puc("validate", "live", str(write(tmp_path / "out", predictions("gaze"))))
+    assert (result.code, result.out) == (
+        errors.OK,
+        "No problems found: the site would accept these files.\n",
+    )
+
+
+def test_submit_refuses_a_bad_file_before_sending_it(puc, site, tmp_path):
+    bad = {"gaze_val_predict.txt": b"1 0.5 1\n"}  # one line of four
+    result = puc("submit", "live", str(write(tmp_path / "out", bad)), "-m", "GP")
+    assert result.code == errors.PROBLEMS
+    zipping, first, *details = result.err.splitlines()
+    assert zipping == "Zipping gaze_val_predict.txt"
+    assert first == ("puc: not submitted: the files have problems (--no-check sends them anyway):")
+    assert details and details[0].startswith("  gaze_val_predict.txt")
+    assert not Submission.objects.filter(is_baseline=False).exists()
+
+
+def test_submit_without_the_check_shows_the_sites_reasons(puc, site, tmp_path):
+    files = {"gaze_val_targets.txt": predictions("gaze")["gaze_val_predict.txt"]}
+    folder = write(tmp_path / "out", files)
+    result = puc("submit", "live", str(folder / "gaze_val_targets.txt"), "-m", "GP", "--no-check")
+    assert result.code == errors.PROBLEMS
+    assert result.err.splitlines()[-1] == (
+        "puc: the site refused the request: gaze_val_targets.txt: prediction files end in "
+        "_predict.txt; rename it to gaze_val_predict.txt"
+    )
+    assert not Submission.objects.filter(is_baseline=False).exists()
+
+
+def test_submit_wait_prints_the_scores(puc, site, tmp_path):
+    folder = write(tmp_path / "out", predictions("gaze", ("train", "val")))
+    result = puc("submit", "live", str(folder), "-m", "Curl GP", "--wait", "--progress")
+    assert result.code == errors.OK, result
+    submission = Submission.objects.get(is_baseline=False)
+    assert submission.status == "scored" and submission.method == "Curl GP"
+    lines = result.out.splitlines()
+    assert lines[0] == (
+        f"Submitted: submission {submission.pk} (scored) {site['url']}/submissions/{submission.pk}/"
+    )
+    assert lines[1] == f"Submission {submission.pk} (live / gaze, 'Curl GP'): scored"
+    scores = {s.split: {} for s in submission.scores.all()}
+    for score in submission.scores.all():
+        scores[score.split][score.loss] = score.value
+    header = lines[4].split()
+    assert header[0] == "split" and set(header[1:]) == set(scores["val"])
+    val = dict(zip(header[1:], lines[7].split()[1:], strict=True))
+    assert val["nlpd"] == f"{scores['val']['nlpd']:.6g}"
+    assert "\rupload predictions.zip [" in result.err and "100%" in result.err
+    with zipfile.ZipFile(submission.file.open("rb")) as stored:
+        assert sorted(stored.namelist()) == ["gaze_train_predict.txt", "gaze_val_predict.txt"]
+
+
+def test_show_an_invalid_one_prints_its_report(puc, site, tmp_path):
+    # Right names, wrong format: accepted at upload, found invalid by the scoring run.
+    bad = make_zip({"gaze_val_predict.txt": b"1 0 1\n1 0 1\n1 0 1\n"})
+    path = tmp_path / "bad.zip"
+    path.write_bytes(bad)
+    result = puc("submit", "live", str(path), "-m", "GP", "--no-check", "--wait")
+    assert result.code == errors.PROBLEMS
+    submission = Submission.objects.get(is_baseline=False)
+    assert submission.status == "invalid"
+    shown = puc("show", str(submission.pk))
+    assert shown.code == errors.OK
+    for line in submission.errors:
+        assert line in shown.out.splitlines()
+
+
+def test_daily_limit_gives_the_sites_message_and_when_to_retry(puc, site, tmp_path):
+    challenge = site["challenge"]
+    challenge.val_daily_limit = 1
+    challenge.save()
+    folder = write(tmp_path / "out", predictions("gaze"))
+    assert puc("submit", "live", str(folder), "-m", "first").code == errors.OK
+    result = puc("submit", "live", str(folder), "-m", "second")
+    assert result.code == errors.LIMIT
+    zipping, message = result.err.splitlines()
+    assert message.startswith("puc: you have made 1 submission to gaze today")
+    assert "; retry in " in message
+
+
+def test_wait_backs_off_and_times_out(site):
+    """Polled at 1, 1.5, 2.25 … s; gives up after the timeout with the last status."""
+    queued = queued_submission(site["user"], site["challenge"], now=timezone.now())
+    # In this transactional test the in-process worker scores it at once: put it back
+    # where it waits for a worker.
+    Submission.objects.filter(pk=queued.pk).update(status=Status.QUEUED)
+    ctx = commands.Context(
+        config.Settings(site["url"], site["token"], None),
+        Api(site["url"], token=site["token"]),
+        io.StringIO(),
+        io.StringIO(),
+    )
+    clock = {"now": 0.0}
+    sleeps = []
+
+    def sleep(seconds):
+        sleeps.append(seconds)
+        clock["now"] += seconds
+
+    with pytest.raises(ClientError) as raised:
+        submitting.wait_for(ctx, queued.pk, timeout=10, sleep=sleep, clock=lambda: clock["now"])
+    assert raised.value.code == errors.TIMEOUT
+    assert raised.value.message == (
+        f"submission {queued.pk} is still queued after 10 s; run `puc wait {queued.pk}` "
+        "to wait longer"
+    )
+    assert sleeps == [1.0, 1.5, 2.25, 3.375, 1.875]
+    assert ctx.stderr.getvalue() == f"submission {queued.pk}: queued\n"
+
+
+def test_submissions_lists_ones_own_with_filters(puc, site, tmp_path):
+    gaze = write(tmp_path / "gaze", predictions("gaze"))
+    coins = write(tmp_path / "coins", predictions("coins", task="classification"))
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(make_zip({"gaze_val_predict.txt": b"1 0 1\n"}))
+    assert puc("submit", "live", str(gaze), "-m", "GP", "--wait").code == errors.OK
+    assert puc("submit", "live", str(coins), "-m", "LR", "--wait").code == errors.OK
+    assert puc("submit", "live", str(broken), "-m", "X", "--no-check", "--wait").code == (
+        errors.PROBLEMS
+    )
+    ids = list(
+        Submission.objects.filter(is_baseline=False)
+        .order_by("-created", "-id")
+        .values_list("pk", flat=True)
+    )
+    listing = puc("submissions").out.splitlines()
+    assert listing[0].split() == [
+        "id",
+        "created",
+        "challenge",
+        "dataset",
+        "splits",
+        "method",
+        "status",
+    ]
+    assert [int(line.split()[0]) for line in listing[2:]] == ids
+    assert [line.split()[-1] for line in listing[2:]] == ["invalid", "scored", "scored"]
+    only = puc("submissions", "--dataset", "coins").out.splitlines()[2:]
+    assert [line.split()[-2:] for line in only] == [["LR", "scored"]]
+    invalid = puc("submissions", "--status", "invalid", "--challenge", "live")
+    assert [int(line.split()[0]) for line in invalid.out.splitlines()[2:]] == [ids[0]]
+    limited = puc("submissions", "--limit", "1")
+    assert len(limited.out.splitlines()) == 3
+    assert limited.err == "First 1 submissions; --limit N shows more.\n"
+
+
+def test_submissions_with_an_unknown_challenge_names_the_known_ones(puc, site):
+    result = puc("submissions", "--challenge", "nope")
+    assert result.code == errors.PROBLEMS
+    assert result.err == (
+        "puc: the site refused the request: challenge: expected one of live, found 'nope'\n"
+    )
+
+
+def test_submit_with_a_refused_token_sends_nothing(puc, site, environ, tmp_path):
+    environ["PUC_TOKEN"] = "1" * 40
+    result = puc("submit", "live", str(write(tmp_path / "out", predictions("gaze"))), "-m", "GP")
+    assert (result.code, result.err) == (
+        errors.AUTH,
+        "puc: the token was refused: run `puc login`\n",
+    )
+    assert not Submission.objects.filter(is_baseline=False).exists()
