@@ -151,6 +151,8 @@ def api_submission(request, pk):
             "mark": submission.mark,
             "created": submission.created,
             "is_baseline": submission.is_baseline,
+            "team": submission.team.name if submission.team else None,
+            "withdrawn_at": submission.withdrawn_at if private else None,
             "url": request.build_absolute_uri(reverse("submission_detail", args=[submission.pk])),
         }
     )
