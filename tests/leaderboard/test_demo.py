@@ -72,6 +72,14 @@ def test_demo_submissions_are_scored_by_the_pipeline(demo, django_capture_on_com
 
     text = page_text(Client().get("/challenges/epuc/datasets/gaze/leaderboard/?split=test"))
     assert "Linear regression + Gaussian noise" in text and "Cy (demo)" in text
+    # Ada and Bob enter as one team: its name and members, as the 2004 tables list them.
+    assert "Two heads (Ada (demo) & Bob (demo))" in text
+    assert "Ada (demo) Demo participants" not in text  # never as herself
+    assert set(
+        entries.filter(user__username__in=["demo-ada", "demo-bob"]).values_list(
+            "team__name", flat=True
+        )
+    ) == {"Two heads"}
     assert "Results: Demo challenge" in page_text(Client().get("/challenges/epuc/results/"))
 
 

@@ -197,7 +197,7 @@ def test_a_team_forms_by_its_link_and_withdraws_an_entry(stack, challenge, puc, 
         assert [line.split()[0] for line in shown[3:5]] == ["cli_turing", "cli_hopper"]
     assert orm(
         lambda: sorted(
-            Membership.objects.filter(team__name="Bletchley").values_list(
+            Membership.objects.filter(team__name="Bletchley", challenge__slug="stack").values_list(
                 "user__username", flat=True
             )
         )

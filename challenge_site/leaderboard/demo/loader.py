@@ -30,6 +30,8 @@ from challenge_site.challenges.models import Challenge
 from challenge_site.submissions import services
 from challenge_site.submissions.limits import LimitReached
 from challenge_site.submissions.models import Submission
+from challenge_site.teams import services as teams
+from challenge_site.teams.models import Team
 from datasets.models import Dataset, Kind, Split, Task
 
 from . import methods
@@ -41,6 +43,9 @@ USERS = {
     "demo-cy": "Cy (demo)",
 }
 AUTHORS = "Demo participants"
+# Joint entries, as the 2004 tables list them ("Zadrozny, B & Langford, J"): in the
+# 2004 challenge, Ada and Bob take part as one team (formed in its validation phase).
+TEAMS = {"epuc": ("Two heads", ["demo-ada", "demo-bob"])}
 CLASSIFICATION_USERS = ["demo-ada", "demo-bob", "demo-cy"]
 REGRESSION_USERS = ["demo-cy", "demo-ada", "demo-bob", "demo-cy", "demo-bob"]
 
@@ -174,10 +179,28 @@ def predictions(files: Files, plan: Plan) -> dict[str, bytes]:
     return result
 
 
+def form_team(*, challenge: Challenge, users: dict[str, User]) -> None:
+    """The challenge's demo team (TEAMS), formed at the start of its validation phase, as
+    its members would have formed it then (teams.services and its rules)."""
+    if challenge.slug not in TEAMS:
+        return
+    name, members = TEAMS[challenge.slug]
+    if Team.objects.filter(challenge=challenge, name=name).exists():
+        return
+    formed = challenge.start
+    team = teams.create(challenge=challenge, user=users[members[0]], name=name, now=formed)
+    for username in members[1:]:
+        teams.join(team=team, user=users[username], now=formed)
+
+
 def load(*, challenge: Challenge, log=print) -> Report:
     """Send every planned submission not sent before; returns what happened."""
     users = demo_users()
     report = Report()
+    try:
+        form_team(challenge=challenge, users=users)
+    except teams.TeamError as error:  # e.g. the members are in other teams already
+        report.problems.append(f"team: {error}")
     for dataset in challenge.datasets.all():
         files = Files(dataset)
         for plan in plans(dataset):
