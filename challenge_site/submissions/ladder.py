@@ -19,12 +19,11 @@ import numpy as np
 
 import scoring
 import scoring.ladder
-from challenge_site.policy import listed_scores
 from datasets.models import Dataset, ScoredSplit
 
 from . import terms as stored_terms
 from .entrants import Entrant, of_rows
-from .models import Score, SplitResult
+from .models import Moderation, Score, SplitResult, Status
 
 # The splits that give feedback during the challenge.
 LADDER_SPLITS = (ScoredSplit.VAL, ScoredSplit.PUBLIC)
@@ -65,10 +64,16 @@ def refresh(*, dataset: Dataset, entrant: Entrant, split: str) -> int:
             submission__in={row.submission_id for row in rows}, split=split
         ).values_list("submission_id", "terms")
     )
+    # Listed entries, and withdrawn ones: a withdrawn entry leaves the boards but stays a
+    # step of its participant's Ladder. Taken out, it would make the Ladder judge the
+    # later entries again, showing the rounded score of one that did not beat the best:
+    # withdrawing would be a way to read what the Ladder keeps back.
     listed = set(
-        listed_scores(Score.objects.filter(pk__in=[row.pk for row in rows])).values_list(
-            "pk", flat=True
-        )
+        Score.objects.filter(
+            pk__in=[row.pk for row in rows],
+            submission__status=Status.SCORED,
+            submission__moderation=Moderation.NONE,
+        ).values_list("pk", flat=True)
     )
     candidates = [
         row

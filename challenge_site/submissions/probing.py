@@ -18,7 +18,7 @@ Three flags, each explained where it is shown (the submissions console):
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q, Value
 from django.db.models.functions import Coalesce
 
 import scoring
@@ -178,14 +178,14 @@ def flagged_filter(code: str) -> Q:
         return Q(similar_run__gte=RUN_LENGTH)
     if code == SAME_FILE:
         # One number per participant, never NULL (comparing NULLs would drop rows): the
-        # team's id, or minus the user's id for a user without a team.
+        # team's id, minus the user's id for a user without a team, 0 for the baseline.
         others = (
             Submission.objects.filter(
                 dataset_id=OuterRef("dataset_id"),
                 predictions_sha256=OuterRef("predictions_sha256"),
             )
-            .annotate(entrant=Coalesce("team_id", F("user_id") * -1))
-            .exclude(entrant=Coalesce(OuterRef("team_id"), OuterRef("user_id") * -1))
+            .annotate(entrant=Coalesce("team_id", F("user_id") * -1, Value(0)))
+            .exclude(entrant=Coalesce(OuterRef("team_id"), OuterRef("user_id") * -1, Value(0)))
         )
         return ~Q(predictions_sha256="") & Q(Exists(others))
     raise ValueError(f"not a probing flag: {code}")

@@ -102,7 +102,7 @@ def submission_detail(request, pk):
         "final": final_for(submission, user=request.user, now=now),
         # The owner's withdraw button, while withdrawing is possible.
         "withdrawal": policy.owns(submission, user=request.user)
-        and withdrawal.refusal(submission) is None,
+        and withdrawal.refusal(submission, now=now) is None,
         "zip_retention_days": settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS,
     }
     return render(request, "submissions/submission_detail.html", context)

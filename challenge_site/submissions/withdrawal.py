@@ -21,6 +21,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from challenge_site.access import get_owned_or_404
+from challenge_site.challenges.models import Phase
 
 from . import standings
 from .entrants import Entrant
@@ -31,10 +32,18 @@ class WithdrawalError(Exception):
     """Why the entry cannot be withdrawn, in words for its participant."""
 
 
-def refusal(submission: Submission) -> str | None:
+def refusal(submission: Submission, *, now: datetime) -> str | None:
+    challenge = submission.dataset.challenge
     if submission.withdrawn_at is not None:
         return f"Submission #{submission.pk} is withdrawn already."
-    if submission.dataset.challenge.results_published:
+    if submission.phase == Phase.TEST and now > challenge.deadline:
+        # Withdrawing one would change which entries count (finals.counted_ids) after
+        # final choices have closed.
+        return (
+            "The test phase is over: its entries stay as they are until the results, "
+            "which take them as they stood at the deadline."
+        )
+    if challenge.results_published:
         return (
             "The results of this challenge are published: its entries stay as published. "
             "Write to the organisers if this entry must go."
@@ -51,7 +60,7 @@ def withdraw(*, submission: Submission, now: datetime) -> Submission:
             .select_related("dataset__challenge")
             .get(pk=submission.pk)
         )
-        reason = refusal(submission)
+        reason = refusal(submission, now=now)
         if reason:
             raise WithdrawalError(reason)
         submission.withdrawn_at = now

@@ -20,6 +20,16 @@ def _text(request, name: str) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+def invitation_id(value) -> int:
+    """An invitation's id as sent (a number or its digits); 0, which is none, otherwise."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value if 0 < value < 2**63 else 0
+    text = str(value).strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 19 else 0
+
+
 def state(request, challenge: Challenge, *, now) -> dict:
     team = services.team_of(user=request.user, challenge=challenge)
     invitations = Invitation.objects.filter(
@@ -71,9 +81,7 @@ def _act(request, challenge: Challenge, *, now) -> None:
             services.leave(team=team, user=user, now=now)
     elif action in ("accept", "decline"):
         invitation = Invitation.objects.filter(
-            pk=request.data.get("invitation")
-            if str(request.data.get("invitation", "")).isdigit()
-            else 0,
+            pk=invitation_id(request.data.get("invitation", "")),
             user=user,
             team__challenge=challenge,
         ).first()
@@ -94,6 +102,10 @@ def api_team(request, slug):
     now = timezone.now()
     challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
     if request.method == "POST":
+        if not hasattr(request.data, "get"):
+            return Response(
+                {"detail": 'expected an object: {"action": …}'}, status=status.HTTP_400_BAD_REQUEST
+            )
         try:
             _act(request, challenge, now=now)
         except services.TeamError as error:

@@ -12,6 +12,7 @@ join and an upload never wait for each other in a circle.
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
@@ -29,6 +30,9 @@ from challenge_site.submissions.models import ACCEPTED, Submission, SubmissionQu
 from .models import Invitation, Membership, Team, new_invite_code
 
 FORMING = (Phase.UPCOMING, Phase.VALIDATION)
+NAME_MAX = Team._meta.get_field("name").max_length
+# Invitations by name a team may have waiting at once (a link serves many more).
+INVITATIONS_MAX = 20
 
 
 class TeamError(Exception):
@@ -94,7 +98,10 @@ def refresh_labels_of(user) -> None:
 
 
 def _lock_joiner(*, user, challenge: Challenge, team: Team | None) -> Team | None:
-    """Take the joiner's quota rows of every dataset, then the team's row (see above)."""
+    """Take the joiner's user row (one always exists, datasets or not: two joins of one
+    user wait for each other), their quota rows of every dataset, then the team's row
+    (see above)."""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
     for dataset_id in sorted(challenge.datasets.values_list("pk", flat=True)):
         SubmissionQuota.objects.get_or_create(user=user, dataset_id=dataset_id)
     list(
@@ -155,24 +162,38 @@ def _take_entries(*, team: Team, user, challenge: Challenge) -> None:
         standings.entries_changed(dataset=dataset, entrant=entrant, splits=datasets[dataset.pk])
 
 
-def create(*, challenge: Challenge, user, name: str, now: datetime) -> Team:
-    name = " ".join(name.split())
+def clean_name(name: str) -> str:
+    """The name as stored: whitespace runs made one space; TeamError if empty, too long,
+    or holding control or invisible characters (a name must read as what it is)."""
+    name = " ".join(str(name).split())
     if not name:
         raise TeamError("Give the team a name.")
+    if len(name) > NAME_MAX:
+        raise TeamError(f"A team name has at most {NAME_MAX} characters (this one {len(name)}).")
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn") for c in name):
+        raise TeamError("A team name holds letters, digits, spaces and punctuation only.")
+    return name
+
+
+def create(*, challenge: Challenge, user, name: str, now: datetime) -> Team:
+    name = clean_name(name)
     _check_forming(challenge, now=now)
     _check_may_take_part(challenge, user=user)
-    try:
-        with transaction.atomic():
-            _lock_joiner(user=user, challenge=challenge, team=None)
-            if Membership.objects.filter(challenge=challenge, user=user).exists():
-                raise TeamError("You are in a team of this challenge already.")
-            team = Team.objects.create(challenge=challenge, name=name, created=now, created_by=user)
-            Membership.objects.create(team=team, user=user, challenge=challenge, joined=now)
-            Invitation.objects.filter(team__challenge=challenge, user=user).delete()
-            refresh_label(team)
-            _take_entries(team=team, user=user, challenge=challenge)
-    except IntegrityError:
-        raise TeamError(f"A team of this challenge is called “{name}” already.") from None
+    with transaction.atomic():
+        _lock_joiner(user=user, challenge=challenge, team=None)
+        if Membership.objects.filter(challenge=challenge, user=user).exists():
+            raise TeamError("You are in a team of this challenge already.")
+        try:
+            with transaction.atomic():
+                team = Team.objects.create(
+                    challenge=challenge, name=name, created=now, created_by=user
+                )
+        except IntegrityError:
+            raise TeamError(f"A team of this challenge is called “{name}” already.") from None
+        Membership.objects.create(team=team, user=user, challenge=challenge, joined=now)
+        Invitation.objects.filter(team__challenge=challenge, user=user).delete()
+        refresh_label(team)
+        _take_entries(team=team, user=user, challenge=challenge)
     return team
 
 
@@ -209,7 +230,9 @@ def join(*, team: Team, user, now: datetime) -> Membership:
 
 
 def join_by_code(*, challenge: Challenge, code: str, user, now: datetime) -> Membership:
-    team = Team.objects.filter(challenge=challenge, invite_code=code).first()
+    code = str(code).strip()
+    valid = 0 < len(code) <= 32 and code.replace("-", "").replace("_", "").isalnum()
+    team = Team.objects.filter(challenge=challenge, invite_code=code).first() if valid else None
     if team is None:
         raise TeamError("This invitation link is not valid (any more): ask for a new one.")
     return join(team=team, user=user, now=now)
@@ -219,9 +242,17 @@ def invite(*, team: Team, by, username: str, now: datetime) -> Invitation:
     challenge = team.challenge
     _check_forming(challenge, now=now)
     _check_member(team, user=by)
-    invitee = get_user_model().objects.filter(username__iexact=username.strip()).first()
+    username = str(username).strip()
+    if not username or len(username) > 150 or "\x00" in username:
+        raise TeamError("Give the user name of the person to invite.")
+    invitee = get_user_model().objects.filter(username__iexact=username).first()
     if invitee is None:
-        raise TeamError(f"No user is called “{username.strip()}”.")
+        raise TeamError(f"No user is called “{username}”.")
+    if team.invitations.count() >= INVITATIONS_MAX:
+        raise TeamError(
+            f"The team has {INVITATIONS_MAX} invitations waiting for an answer: wait for "
+            "some, or share the invitation link."
+        )
     if Membership.objects.filter(challenge=challenge, user=invitee).exists():
         raise TeamError(f"{invitee.get_username()} is in a team of this challenge already.")
     if team.memberships.count() >= challenge.max_team_size:

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_http_methods
 from challenge_site.access import get_visible_or_404
 from challenge_site.challenges.models import Challenge
 
-from . import services
+from . import api, services
 from .models import Invitation, Team
 
 
@@ -110,7 +110,9 @@ def _invite(request, challenge, *, now):
 
 def _respond(request, challenge, *, now):
     invitation = Invitation.objects.filter(
-        pk=request.POST.get("invitation") or 0, user=request.user, team__challenge=challenge
+        pk=api.invitation_id(request.POST.get("invitation", "")),
+        user=request.user,
+        team__challenge=challenge,
     ).first()
     if invitation is None:
         raise services.TeamError("That invitation is no longer open.")

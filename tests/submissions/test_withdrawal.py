@@ -1,5 +1,8 @@
 """Withdrawing an entry, and the filters of My submissions."""
 
+from datetime import timedelta
+
+import numpy as np
 import pytest
 import time_machine
 from django.test import Client
@@ -8,7 +11,7 @@ from rest_framework.test import APIClient
 
 from challenge_site.submissions.limits import LimitReached
 from challenge_site.submissions.models import Submission
-from tests.factories import AFTER, VALIDATION
+from tests.factories import AFTER, DEADLINE, TEST_PHASE, VALIDATION
 from tests.pages import page_text
 
 from .helpers import predictions
@@ -88,3 +91,53 @@ def test_my_submissions_filters(challenge, gaze, participant, submit_zip):
         wrong
     )
     assert scored.pk
+
+
+def test_withdrawing_keeps_the_ladder_as_it_was(challenge, participant, submit_zip):
+    """Taken out of the Ladder, a withdrawn best would make the Ladder judge the later
+    entries again and show the rounded score of one that did not beat it."""
+    from tests.factories import dataset_files, make_dataset
+
+    challenge.feedback = "ladder"
+    challenge.save()
+    make_dataset(challenge, "beta", task="classification", sizes=(40, 200, 20))
+    rng = np.random.default_rng(0)
+    targets = dataset_files("beta", task="classification", sizes=(40, 200, 20))
+    y = np.array(targets["beta_val_targets.txt"].split(), dtype=float)
+    good = np.where(y > 0, 0.8, 0.2)
+    bad = np.clip(good + rng.normal(0, 0.25, y.size), 0.05, 0.95)
+    first = submit_zip(
+        participant, challenge, {"beta_val_predict.txt": _lines(good)}, now=VALIDATION
+    )
+    worse = submit_zip(
+        participant, challenge, {"beta_val_predict.txt": _lines(bad)}, now=VALIDATION
+    )
+    before = _ladder(worse)
+    assert before[2] is False  # did not beat the first: shows the first's score
+    with time_machine.travel(VALIDATION, tick=False):
+        assert _client(participant).post(f"/submissions/{first.pk}/withdraw/").status_code == 302
+    assert _ladder(worse) == before
+
+
+def test_test_entries_stay_after_the_deadline(challenge, gaze, participant, submit_zip):
+    entry = submit_zip(participant, challenge, predictions("gaze", ("test",)), now=TEST_PHASE)
+    with time_machine.travel(DEADLINE + timedelta(hours=1), tick=False):
+        response = _client(participant).post(f"/submissions/{entry.pk}/withdraw/")
+        page = page_text(_client(participant).get(f"/submissions/{entry.pk}/"))
+    assert response.status_code == 302
+    assert "Withdraw this entry" not in page
+    entry.refresh_from_db()
+    assert entry.withdrawn_at is None
+
+
+def _lines(p) -> bytes:
+    return "".join(f"{x:.6g}\n" for x in p).encode()
+
+
+def _ladder(submission):
+    from challenge_site.submissions.models import Score
+
+    row = Score.objects.get(
+        submission=submission, split="val", loss=submission.dataset.effective_ranking_loss
+    )
+    return (row.ladder_value, row.ladder_precision, row.ladder_accepted)

@@ -6,6 +6,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from challenge_site.teams import services
 from challenge_site.teams.models import Membership, Team
 from tests.factories import TEST_PHASE, VALIDATION, make_user
 from tests.pages import page_text
@@ -113,7 +114,6 @@ def test_the_team_api(challenge, ada, bob):
 
 
 def test_both_members_list_the_teams_entries_by_api(challenge, gaze, ada, bob, submit_zip):
-    from challenge_site.teams import services
     from tests.submissions.helpers import predictions
 
     team = services.create(challenge=challenge, user=ada, name="Gaze", now=VALIDATION)
@@ -139,3 +139,54 @@ def test_both_members_list_the_teams_entries_by_api(challenge, gaze, ada, bob, s
         api.post(f"/api/v1/submissions/{made.pk}/withdraw/")
         listed = api.get("/api/v1/submissions/?status=withdrawn").json()["results"]
     assert [i["id"] for i in listed] == [made.pk] and listed[0]["withdrawn"] is True
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        [],
+        "x",
+        123,
+        {"action": "accept", "invitation": "²"},
+        {"action": "accept", "invitation": 10**30},
+        {"action": "create", "name": "x" * 5000},
+        {"action": "create", "name": "Nul\u0000team"},
+        {"action": "create", "name": "Zero\u200bwidth"},
+        {"action": "invite", "username": "a\u0000b"},
+        {"action": "join", "code": "\u0000"},
+        {"action": ["create"]},
+    ],
+)
+def test_the_team_api_answers_odd_bodies_with_400(challenge, ada, body):
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=ada).key}")
+    with time_machine.travel(VALIDATION, tick=False):
+        if isinstance(body, dict) and body.get("action") == "invite":
+            api.post(
+                "/api/v1/challenges/demo/team/", {"action": "create", "name": "T"}, format="json"
+            )
+        response = api.post("/api/v1/challenges/demo/team/", body, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["detail"]
+    assert not Team.objects.filter(name__startswith="x").exists()
+
+
+def test_the_team_page_answers_an_odd_invitation_id_with_400(challenge, ada):
+    response = _post(ada, {"action": "respond", "invitation": "abc", "accept": "1"})
+    assert response.status_code == 400
+    assert "That invitation is no longer open." in page_text(response)
+
+
+def test_organisers_see_their_challenges_teams_in_the_admin(challenge, ada, bob):
+    from tests.factories import make_challenge
+
+    other = make_challenge(slug="other", title="Other")
+    _post(ada, {"action": "create", "name": "Ours"})
+    services.create(challenge=other, user=bob, name="Theirs", now=VALIDATION)
+    organiser = make_user("organiser", organiser_of=challenge)
+    client = Client()
+    client.force_login(organiser)
+    listing = page_text(client.get("/admin/teams/team/"))
+    assert "Ours" in listing and "Theirs" not in listing
+    theirs = Team.objects.get(name="Theirs")
+    assert client.get(f"/admin/teams/team/{theirs.pk}/change/").status_code in (302, 404)
