@@ -64,7 +64,9 @@ class Entrant:
         if self.team_id is not None:
             from challenge_site.teams.models import Team
 
-            Team.objects.select_for_update().filter(pk=self.team_id).first()
+            # NO KEY UPDATE: an entry written with the team's id share-locks the team's
+            # key at commit; a plain FOR UPDATE would make those two wait in a circle.
+            Team.objects.select_for_update(no_key=True).filter(pk=self.team_id).first()
             return
         quota, _ = SubmissionQuota.objects.get_or_create(
             user_id=self.user_id, dataset_id=dataset_id

@@ -28,16 +28,32 @@ def lock_owners(submission_ids) -> None:
     or changes the submissions themselves: every transaction that ends in
     ``entries_changed`` takes its locks participant first, submissions second, so two of
     them never wait for each other (finals.refresh updates all of a participant's
-    entries)."""
-    owners = {}
-    for dataset_id, *pair in (
-        Submission.objects.filter(pk__in=list(submission_ids), is_baseline=False)
-        .values_list("dataset_id", "team_id", "user_id")
-        .distinct()
-    ):
-        owners.setdefault(dataset_id, set()).add(of_rows(pair))
-    for dataset_id in sorted(owners):
-        lock_all(owners[dataset_id], dataset_id=dataset_id)
+    entries).
+
+    An entry's participant can change while this waits: its user joins a team, which
+    makes their entries the team's. The owners are read again once locked, and a new
+    one (the team) locked too, so the caller never locks the entry and then waits for
+    its team (while the team's other changes wait for the entry). A team's row comes
+    after its members' quota rows in every transaction (submit, join), and an entry
+    only ever moves from its user to a team, so the loop ends and keeps that order."""
+    ids = list(submission_ids)
+    locked: set[tuple[int, Entrant]] = set()
+    while True:
+        owners = {
+            (dataset_id, of_rows(pair))
+            for dataset_id, *pair in Submission.objects.filter(pk__in=ids, is_baseline=False)
+            .values_list("dataset_id", "team_id", "user_id")
+            .distinct()
+        }
+        new = owners - locked
+        if not new:
+            return
+        by_dataset: dict[int, set[Entrant]] = {}
+        for dataset_id, entrant in new:
+            by_dataset.setdefault(dataset_id, set()).add(entrant)
+        for dataset_id in sorted(by_dataset):
+            lock_all(by_dataset[dataset_id], dataset_id=dataset_id)
+        locked |= new
 
 
 def scored_splits(splits, *, has_public_part: bool) -> list[str]:

@@ -101,17 +101,20 @@ def _lock_joiner(*, user, challenge: Challenge, team: Team | None) -> Team | Non
     """Take the joiner's user row (one always exists, datasets or not: two joins of one
     user wait for each other), their quota rows of every dataset, then the team's row
     (see above)."""
-    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-    for dataset_id in sorted(challenge.datasets.values_list("pk", flat=True)):
+    get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk).first()
+    datasets = sorted(challenge.datasets.values_list("pk", flat=True))
+    for dataset_id in datasets:
         SubmissionQuota.objects.get_or_create(user=user, dataset_id=dataset_id)
+    # By dataset id, with no join: FOR UPDATE would lock the joined dataset rows too,
+    # which every transaction writing an entry share-locks at commit (its foreign key).
     list(
-        SubmissionQuota.objects.select_for_update()
-        .filter(user=user, dataset__challenge=challenge)
+        SubmissionQuota.objects.select_for_update(no_key=True)
+        .filter(user=user, dataset_id__in=datasets)
         .order_by("dataset_id")
     )
     if team is None:
         return None
-    return Team.objects.select_for_update().filter(pk=team.pk).first()
+    return Team.objects.select_for_update(no_key=True).filter(pk=team.pk).first()
 
 
 def _check_limits(*, team: Team, user, challenge: Challenge, now: datetime) -> None:
