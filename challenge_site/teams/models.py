@@ -17,7 +17,9 @@ from challenge_site.challenges.models import Challenge
 
 
 def new_invite_code() -> str:
-    return secrets.token_urlsafe(18)
+    """128 random bits in hex: never starting with "-", which a command line would read
+    as an option (`puc team … join CODE`)."""
+    return secrets.token_hex(16)
 
 
 class Team(models.Model):
