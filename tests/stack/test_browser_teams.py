@@ -61,11 +61,11 @@ def test_a_team_forms_submits_as_one_and_withdraws_an_entry(
         max_team_size=3,
     )
     import_challenge(stack, spec)
-    make_user("turing")
-    _, hopper_token = make_user("hopper")
+    make_user("alan")
+    _, joan_token = make_user("joan")
 
     desk = context.new_page()
-    _log_in(desk, "turing")
+    _log_in(desk, "alan")
     desk.goto("/challenges/teams/team/")
     expect(desk.get_by_text("You take part alone in this challenge.")).to_be_visible()
     desk.get_by_label("Team name").fill("Bletchley")
@@ -76,19 +76,19 @@ def test_a_team_forms_submits_as_one_and_withdraws_an_entry(
     shoot(desk, screenshots, "teams_01_created_1280")
 
     mobile = phone.new_page()
-    _log_in(mobile, "hopper")
+    _log_in(mobile, "joan")
     mobile.goto(link)
     expect(mobile.get_by_role("heading", name="Join the team “Bletchley”")).to_be_visible()
     shoot(mobile, screenshots, "teams_02_invitation_390")
     mobile.get_by_role("button", name="Join Bletchley").click()
     expect(mobile.get_by_text("You joined the team “Bletchley”.")).to_be_visible()
-    expect(mobile.get_by_text("On the leaderboards: Bletchley (Turing & Hopper)")).to_be_visible()
+    expect(mobile.get_by_text("On the leaderboards: Bletchley (Alan & Joan)")).to_be_visible()
     width = mobile.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the team page is {width} px wide on a 390 px screen"
     shoot(mobile, screenshots, "teams_03_joined_390")
 
-    # Hopper submits by API; the entry is the team's, for both members and on the board.
-    api = Client(stack.base_url, token=hopper_token)
+    # Joan submits by API; the entry is the team's, for both members and on the board.
+    api = Client(stack.base_url, token=joan_token)
     p = 0.05 + 0.9 * np.random.default_rng(3).random(N_VAL)
     response = api.post_multipart(
         "/api/v1/submissions/",
@@ -101,16 +101,16 @@ def test_a_team_forms_submits_as_one_and_withdraws_an_entry(
 
     desk.goto("/accounts/submissions/?challenge=teams")
     row = desk.locator("table tbody tr", has_text="Colossus")
-    expect(row).to_contain_text("Bletchley, by hopper")
+    expect(row).to_contain_text("Bletchley, by joan")
     desk.goto("/challenges/teams/datasets/delta/leaderboard/")
     board = desk.locator("table.leaderboard")
-    expect(board).to_contain_text("Bletchley (Turing & Hopper)")
+    expect(board).to_contain_text("Bletchley (Alan & Joan)")
     shoot(desk, screenshots, "teams_04_board_1280")
     mobile.goto("/challenges/teams/datasets/delta/leaderboard/")
-    expect(mobile.locator("table.leaderboard")).to_contain_text("Bletchley (Turing & Hopper)")
+    expect(mobile.locator("table.leaderboard")).to_contain_text("Bletchley (Alan & Joan)")
     shoot(mobile, screenshots, "teams_05_board_390")
 
-    # Turing withdraws the entry Hopper made: it leaves the board.
+    # Alan withdraws the entry Joan made: it leaves the board.
     desk.goto(f"/submissions/{entry}/")
     desk.get_by_text("Withdraw this entry").click()
     desk.get_by_role("button", name=f"Withdraw submission #{entry}").click()
