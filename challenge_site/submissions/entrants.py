@@ -76,11 +76,11 @@ class Entrant:
 
 def lock_all(entrants, *, dataset_id: int) -> None:
     """Lock several participants in the one order every transaction uses (no deadlock)."""
-    for entrant in sorted(set(entrants), key=_lock_order):
+    for entrant in sorted(set(entrants), key=lock_order):
         entrant.lock(dataset_id=dataset_id)
 
 
-def _lock_order(entrant: Entrant) -> tuple[int, int]:
+def lock_order(entrant: Entrant) -> tuple[int, int]:
     # Users' quota rows before teams' rows: the order submit takes them in (its user's
     # quota row, then their team's row).
     return (1, entrant.team_id) if entrant.team_id is not None else (0, entrant.user_id)

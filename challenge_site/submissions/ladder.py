@@ -22,7 +22,7 @@ import scoring.ladder
 from datasets.models import Dataset, ScoredSplit
 
 from . import terms as stored_terms
-from .entrants import Entrant, of_rows
+from .entrants import Entrant, lock_order, of_rows
 from .models import Moderation, Score, SplitResult, Status
 
 # The splits that give feedback during the challenge.
@@ -174,10 +174,6 @@ def refresh_dataset(*, dataset: Dataset) -> None:
         .values_list("submission__team_id", "submission__user_id")
         .distinct()
     )
-    for entrant in sorted({of_rows(pair) for pair in pairs}, key=_order):
+    for entrant in sorted({of_rows(pair) for pair in pairs}, key=lock_order):
         for split in LADDER_SPLITS:
             refresh(dataset=dataset, entrant=entrant, split=split)
-
-
-def _order(entrant: Entrant) -> tuple[int, int]:
-    return (entrant.team_id or 0, entrant.user_id or 0)
