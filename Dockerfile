@@ -9,10 +9,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 COPY requirements.txt .
-# Extra packages, e.g. "django-storages[s3]==1.14.6" for S3 storage (docker-compose.yml).
-ARG EXTRA_REQUIREMENTS=""
-RUN pip install -r requirements.txt \
- && if [ -n "$EXTRA_REQUIREMENTS" ]; then pip install $EXTRA_REQUIREMENTS; fi
+RUN pip install -r requirements.txt
 
 COPY . .
 # The scoring package's C parser, built with the image's own Python headers; the

@@ -2,7 +2,8 @@
 # make test — install (with test tools), run the whole test suite and ruff
 # make test-stack — gunicorn, a Celery worker and beat on the PostgreSQL (127.0.0.1:5432) and
 #   Redis (127.0.0.1:6379) of this machine, in a fresh database: end-to-end tests over HTTP,
-#   browser journeys (Debian's /usr/bin/chromium), faults and load (tests/stack)
+#   browser journeys (Debian's /usr/bin/chromium), faults and load, and web and workers on
+#   separate hosts (network namespaces: root and iproute2's `ip`) with S3 (tests/stack)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -12,7 +13,7 @@ ADDRESS ?= 127.0.0.1:8000
 EXT_SUFFIX := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 NATIVE := scoring/_native$(EXT_SUFFIX)
 
-.PHONY: install install-test run demo test test-stack lint clean
+.PHONY: install install-test run demo test test-stack lint compose-check clean
 
 install: $(VENV)/.installed $(NATIVE)
 
@@ -63,6 +64,16 @@ test-stack: install-test
 lint: install-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# docker-compose.yml checked by Docker Compose itself (syntax, variables, references),
+# where the client has the compose plugin; no Docker engine is needed.
+compose-check:
+	@if docker compose version >/dev/null 2>&1; then \
+		SECRET_KEY=compose-check S3_SECRET_KEY=compose-check ALLOWED_HOSTS=localhost \
+			docker compose config -q && echo "docker-compose.yml: valid"; \
+	else \
+		echo "compose-check: Docker Compose is absent here (docker compose version failed); nothing checked"; \
+	fi
 
 clean:
 	rm -rf $(DEMO) var staticfiles scoring/_pow10.h scoring/_native*.so

@@ -8,8 +8,10 @@ variable, rather than being silently replaced by a default.
 
 import json
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -107,6 +109,80 @@ def env_storage(prefix, *, location, base_url):
         backend = "django.core.files.storage.FileSystemStorage"
         options = {"location": str(location), "base_url": base_url}
     return {"BACKEND": backend, "OPTIONS": options}
+
+
+_BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
+_OBJECT_ACLS = {"private": "private", "none": None}
+
+
+def env_s3_storages(*, spool_bytes):
+    """STORAGES["default"] and ["private"] in the buckets S3_BUCKET and S3_PRIVATE_BUCKET
+    (django-storages' S3Storage), or None when neither is set: a half configuration stops
+    start-up rather than leaving some files on a disk that other hosts cannot read.
+
+    Every object is private and no URL of the site leads to a bucket: files leave only
+    through the site's views, which check who asks and stream them (a read spools at
+    most ``spool_bytes`` in memory, the rest in a temporary file). ``url()`` gives only
+    signed URLs that expire after a minute (the admin shows one to staff).
+    """
+    public, private = env_str("S3_BUCKET"), env_str("S3_PRIVATE_BUCKET")
+    endpoint, region = env_str("S3_ENDPOINT_URL"), env_str("S3_REGION")
+    acl = env_str("S3_OBJECT_ACL", "private")
+    key_id, secret = env_str("AWS_ACCESS_KEY_ID"), env_str("AWS_SECRET_ACCESS_KEY")
+    if (key_id is None) != (secret is None):
+        raise ImproperlyConfigured("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together")
+    if public is None and private is None:
+        for name in ("S3_ENDPOINT_URL", "S3_REGION", "S3_OBJECT_ACL"):
+            if env_str(name) is not None:
+                raise ImproperlyConfigured(
+                    f"{name} is set but S3_BUCKET and S3_PRIVATE_BUCKET are not"
+                )
+        return None
+    if public is None or private is None:
+        raise ImproperlyConfigured("S3_BUCKET and S3_PRIVATE_BUCKET must be set together")
+    for name, bucket in (("S3_BUCKET", public), ("S3_PRIVATE_BUCKET", private)):
+        if not _BUCKET.fullmatch(bucket):
+            raise ImproperlyConfigured(
+                f"{name} must be a bucket name (3-63 of a-z 0-9 . -); got {bucket!r}"
+            )
+    if public == private:
+        raise ImproperlyConfigured("S3_BUCKET and S3_PRIVATE_BUCKET must be two buckets")
+    for name in ("STORAGE_BACKEND", "STORAGE_OPTIONS", "PRIVATE_STORAGE_BACKEND"):
+        if env_str(name) is not None:
+            raise ImproperlyConfigured(f"{name} and S3_BUCKET exclude each other")
+    if env_str("PRIVATE_STORAGE_OPTIONS") is not None:
+        raise ImproperlyConfigured("PRIVATE_STORAGE_OPTIONS and S3_BUCKET exclude each other")
+    if acl not in _OBJECT_ACLS:
+        raise ImproperlyConfigured(f"S3_OBJECT_ACL must be private or none; got {acl!r}")
+    if endpoint is not None:
+        parts = urlsplit(endpoint)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.path.strip("/"):
+            raise ImproperlyConfigured(
+                f"S3_ENDPOINT_URL must be http(s)://host[:port]; got {endpoint!r}"
+            )
+        if key_id is None:  # another S3 server has no instance role to fall back on
+            raise ImproperlyConfigured(
+                "S3_ENDPOINT_URL needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+            )
+    options = {
+        "endpoint_url": endpoint,
+        "region_name": region,
+        # Another server (SeaweedFS, MinIO) is addressed as endpoint/bucket/key.
+        "addressing_style": "path" if endpoint else None,
+        "signature_version": "s3v4",
+        "default_acl": _OBJECT_ACLS[acl],
+        "querystring_auth": True,
+        "querystring_expire": 60,
+        # A name in use gets a suffix, as on disk: replacing a dataset's file deletes the
+        # old name after the commit, which must not be the new file's.
+        "file_overwrite": False,
+        "max_memory_size": spool_bytes,
+    }
+    backend = "storages.backends.s3.S3Storage"
+    return {
+        "default": {"BACKEND": backend, "OPTIONS": {**options, "bucket_name": public}},
+        "private": {"BACKEND": backend, "OPTIONS": {**options, "bucket_name": private}},
+    }
 
 
 # --- Core -------------------------------------------------------------------
@@ -235,9 +311,13 @@ DATA_UPLOAD_MAX_NUMBER_FILES = 20
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
 
-STORAGES = {
+# S3_BUCKET and S3_PRIVATE_BUCKET put both in S3 (README.md, "Object storage"); else
+# STORAGE_BACKEND / PRIVATE_STORAGE_BACKEND name any other backend; else local folders.
+STORAGES = env_s3_storages(spool_bytes=FILE_UPLOAD_MAX_MEMORY_SIZE) or {
     "default": env_storage("STORAGE", location=MEDIA_ROOT, base_url=MEDIA_URL),
     "private": env_storage("PRIVATE_STORAGE", location=PRIVATE_ROOT, base_url=None),
+}
+STORAGES |= {
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG
@@ -358,6 +438,25 @@ def env_rate(name, default):
         )
     return value
 
+
+# Django's cache: plots and leaderboard counts (keyed by each dataset's generation, so a
+# score change makes them stale at once), the rate limits' counters. CACHE_URL
+# (redis://host:6379/1) shares one Redis cache between every web process and host;
+# unset, each process keeps its own in memory.
+CACHE_URL = env_str("CACHE_URL")
+if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(f"CACHE_URL must be a redis:// URL; got {CACHE_URL!r}")
+# Redis down: reads miss and writes are dropped (challenge_site/cache.py), after at most
+# a second's wait, so an outage slows pages instead of breaking them.
+CACHES = {
+    "default": {
+        "BACKEND": "challenge_site.cache.ResilientRedisCache",
+        "LOCATION": CACHE_URL,
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+    if CACHE_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
 
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from . import resources, services
 
-# After the database went away mid-run: try again this many seconds later, at most this
+# After the database or the object store went away mid-run: try again this many seconds later, at most this
 # many times (then the sweep queues the run again once it counts as stuck).
 DATABASE_RETRY_DELAY = 5
 DATABASE_RETRIES = 3
@@ -30,7 +30,7 @@ def score_submission(self, submission_id: int, force: bool = False) -> str | Non
         submission = services.score_submission(
             submission_id=submission_id, force=force, task_id=self.request.id or ""
         )
-    except services.DATABASE_GONE as error:
+    except services.INTERRUPTED as error:
         # The retry keeps the task id, so it takes the interrupted run over (attempts + 1).
         raise self.retry(
             exc=error, countdown=DATABASE_RETRY_DELAY, max_retries=DATABASE_RETRIES

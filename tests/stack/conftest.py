@@ -10,14 +10,17 @@ phase) is imported with manage.py import_challenge before the first test. Proces
 are copied to test-output/stack-logs/ at the end.
 """
 
+import contextlib
 import os
 import sys
 import time
 
 import pytest
+import redis
 
-from .harness import REPO, Stack, wait_until
+from .harness import REPO, Stack, redis_client, wait_until
 from .mailbox import Mailbox
+from .s3 import SeaweedS3
 
 if "pytest_django.plugin" in sys.modules:
     raise pytest.UsageError(
@@ -54,6 +57,15 @@ DATASETS = {
 SCREENSHOTS = REPO / "test-output" / "screenshots"
 
 
+def pytest_unconfigure(config):
+    """STACK claimed a Redis database when this module loaded; a run that never started it
+    (only tests with stacks of their own, such as test_s3.py) gives the claim back here."""
+    client = redis_client(STACK.redis_db)
+    with contextlib.suppress(redis.RedisError):  # Redis down: nothing to give back
+        if client.get("stack:claimed") == str(os.getpid()).encode():
+            client.delete("stack:claimed")
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         item.add_marker(pytest.mark.stack)
@@ -67,6 +79,17 @@ def stack():
     finally:
         connections.close_all()
         STACK.stop(keep_logs_in=REPO / "test-output" / "stack-logs")
+
+
+@pytest.fixture(scope="module")
+def seaweed(tmp_path_factory):
+    """A SeaweedFS S3 server with the site's two buckets (tests/stack/s3.py); a stack uses
+    it with ``Stack(extra_env=seaweed.storage_env())``."""
+    s3 = SeaweedS3(tmp_path_factory.mktemp("seaweed")).start()
+    try:
+        yield s3
+    finally:
+        s3.stop()
 
 
 def orm(query, *, attempts: int = 50):

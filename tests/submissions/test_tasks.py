@@ -512,3 +512,60 @@ def test_a_purged_submission_is_not_rescored(gaze, participant, submit_zip):
     bad.refresh_from_db()
     assert (bad.status, bad.attempts) == (Status.INVALID, 1)
     assert rescore(submissions=Submission.objects.filter(pk=bad.pk)) == 0
+
+
+def test_object_store_gone_while_reading_is_an_interruption_not_a_failure(
+    gaze, participant, monkeypatch
+):
+    """S3 out of reach while a worker reads the upload (it has no copy on its own disk):
+    the run is left to its retry, which scores the entry once the store answers again."""
+    from botocore.exceptions import EndpointConnectionError
+    from django.core.files.storage import FileSystemStorage
+
+    submission = queued_submission(participant, gaze.challenge)
+
+    def unreachable(self, name, mode="rb"):
+        raise EndpointConnectionError(endpoint_url="http://s3.internal:8333/site-private")
+
+    monkeypatch.setattr(FileSystemStorage, "_open", unreachable)
+    with pytest.raises(EndpointConnectionError):
+        score_submission(submission_id=submission.pk, task_id="the-task")
+    submission.refresh_from_db()
+    assert (submission.status, submission.attempts, submission.failure) == (
+        Status.RUNNING,
+        1,
+        "",
+    )
+    assert not Score.objects.filter(submission=submission).exists()
+
+    monkeypatch.undo()
+    again = score_submission(submission_id=submission.pk, task_id="the-task")
+    assert (again.status, again.attempts) == (Status.SCORED, 2)
+
+
+def test_task_retries_shortly_when_the_object_store_went_away(gaze, participant, monkeypatch):
+    from botocore.exceptions import ReadTimeoutError
+    from celery.exceptions import Retry
+
+    error = ReadTimeoutError(endpoint_url="http://s3.internal:8333/site-private/x.zip")
+
+    def gone(**kwargs):
+        raise error
+
+    retries = []
+
+    def retry(**kwargs):
+        retries.append(kwargs)
+        return Retry()
+
+    monkeypatch.setattr(tasks.services, "score_submission", gone)
+    monkeypatch.setattr(tasks.score_submission, "retry", retry)
+    with pytest.raises(Retry):
+        tasks.score_submission.run(submission_id=1)
+    assert retries == [
+        {
+            "exc": error,
+            "countdown": tasks.DATABASE_RETRY_DELAY,
+            "max_retries": tasks.DATABASE_RETRIES,
+        }
+    ]
