@@ -91,6 +91,10 @@ class Dataset(models.Model):
     # challenge's fraction): drawn when test targets are first stored, kept when they are
     # replaced, never shown to anyone.
     test_parts_seed = models.BigIntegerField(null=True, blank=True, editable=False)
+    # Bumped (F() + 1, in the same transaction) whenever the dataset's listed scores may
+    # change: caches of its plots and leaderboard fragments carry it in their keys
+    # (challenge_site.leaderboard.generation), so invalidating them costs one UPDATE.
+    generation = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["position", "name"]

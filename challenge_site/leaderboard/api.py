@@ -1,8 +1,9 @@
 """GET /api/v1/challenges/<slug>/datasets/<name>/leaderboard/?split=val&sort=nlpd&view=all&page=1
 
 Public (token or session authentication only matters for staff, who see test scores
-before publication). 50 rows per page with next/previous links; no total count, which
-would cost a scan of every entry (see queries.py).
+before publication). 50 rows per page with next/previous links: ``page=N`` for the first
+pages, then ``after=``/``before=`` a row (keyset pages, services.SHALLOW_PAGES); no total
+count, which would cost a scan of every entry (see queries.py).
 """
 
 from urllib.parse import urlencode
@@ -43,6 +44,9 @@ def api_leaderboard(request, slug, name):
             view=request.query_params.get("view"),
         )
         number = services.parse_page(request.query_params.get("page"))
+        cursor = services.parse_cursor(
+            after=request.query_params.get("after"), before=request.query_params.get("before")
+        )
     except services.BadOptions as error:
         return Response(error.errors, status=status.HTTP_400_BAD_REQUEST)
     reason = policy.hidden_reason(dataset.challenge, split=board.split, user=request.user, now=now)
@@ -52,6 +56,12 @@ def api_leaderboard(request, slug, name):
 
     def link(number: int) -> str:
         query = urlencode(services.board_params(board, page=number))
+        return request.build_absolute_uri(f"{path}?{query}")
+
+    def page_link(params: dict | None) -> str | None:
+        if params is None:
+            return None
+        query = urlencode(services.board_params(board, **params))
         return request.build_absolute_uri(f"{path}?{query}")
 
     def submission_url(pk: int) -> str:
@@ -81,8 +91,12 @@ def api_leaderboard(request, slug, name):
                 ],
             }
         )
-    page = services.leaderboard_page(board=board, number=number)
-    if number > 1 and not page.rows:
+    try:
+        services.check_shallow(number)
+    except services.BadOptions as error:
+        return Response(error.errors, status=status.HTTP_400_BAD_REQUEST)
+    page = services.leaderboard_page(board=board, number=number, cursor=cursor)
+    if (number > 1 or cursor) and not page.rows:
         return Response({"detail": "Invalid page."}, status=status.HTTP_404_NOT_FOUND)
 
     return Response(
@@ -94,9 +108,9 @@ def api_leaderboard(request, slug, name):
             "view": "best" if board.best else "all",
             "feedback": "exact",
             "final_ranking": board.final,
-            "page": number,
-            "next": link(number + 1) if page.has_next else None,
-            "previous": link(number - 1) if page.has_previous else None,
+            "page": page.number,
+            "next": page_link(page.next_params()),
+            "previous": page_link(page.previous_params()),
             "results": [
                 json_row(board, row, url=submission_url(row.entry.pk)) for row in page.rows
             ],

@@ -1,15 +1,19 @@
 """Leaderboard rows as the page prints them, formatted once in Python.
 
-A page has up to 50 rows of a dozen cells; formatting them here (the same filters the
-submission pages use) leaves the template to place finished strings, which keeps the
-render time a small part of the page's budget.
+A page has up to 50 rows of a dozen cells. Each row's whole ``<tr>`` is built here in
+one pass (the same filters the submission pages use): the template engine would spend
+most of the page's time resolving, escaping and looping over ~700 cell variables, and
+format_html per cell costs several times a plain f-string. Text from people (method,
+authors, participant) is escaped with html.escape, as Django's autoescape does; the
+numbers (score, score_exact, signed) and the constants below are plain ASCII digits,
+letters, ∞ and ± with nothing to escape.
 """
 
 import math
 from dataclasses import dataclass
+from html import escape
 
 from django.urls import reverse
-from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 import scoring
@@ -22,26 +26,6 @@ from .templatetags.leaderboard_format import signed
 NOT_COMPUTED = "added after this entry was scored; filled in when it is rescored"
 TIED = "cannot be told apart from the leader: the 95 % interval of the difference holds 0"
 LEADER = "the leader: the top tier is it and the entries that cannot be told apart from it"
-
-
-@dataclass(frozen=True)
-class DisplayRow:
-    rank: str
-    url: str
-    method: str
-    mark: str
-    mark_label: str
-    is_baseline: bool
-    non_probabilistic: bool
-    participant: str
-    authors: str
-    created_iso: str
-    created: str
-    cells: list[tuple[str, SafeString]]  # (CSS class, cell content)
-    row_class: str = ""  # "baseline", "tied" (the top tier under the sort loss), both
-    tier_mark: SafeString = SafeString("")  # "≈" before the rank of the top tier
-    rank_interval: str = "–"  # best-per-participant view: "1–3", "2"
-    unranked: bool = False  # a final board's entry that is not its participant's best final
 
 
 @dataclass(frozen=True)
@@ -72,41 +56,43 @@ def _half_width(half: float) -> str:
     return f"{round(half, decimals):.0f}"
 
 
+def _interval(value: float | None, interval: Interval | None) -> str:
+    own = interval.own if interval is not None else None
+    if own is None or value is None or not math.isfinite(value):
+        return ""
+    lower, upper = own
+    finite = math.isfinite(lower) and math.isfinite(upper)
+    half = (upper - lower) / 2 if finite else math.inf
+    return (
+        f' <span class="pm" title="95 % interval: {_exact(lower)} to {_exact(upper)}"'
+        f' aria-hidden="true">±\u00a0{_half_width(half)}</span>'
+        f'<span class="visually-hidden"> (95 % interval {score(lower)} to {score(upper)})</span>'
+    )
+
+
 def interval_html(value: float | None, interval: Interval | None) -> SafeString:
     """The "± 0.012" after a score (half its 95 % interval's width), with the exact bounds
     in its title and in words for screen readers; nothing without an interval or a finite
     score."""
-    own = interval.own if interval is not None else None
-    if own is None or value is None or not math.isfinite(value):
-        return SafeString("")
-    lower, upper = own
-    finite = math.isfinite(lower) and math.isfinite(upper)
-    half = (upper - lower) / 2 if finite else math.inf
-    return format_html(
-        ' <span class="pm" title="95 % interval: {} to {}" aria-hidden="true">±\u00a0{}</span>'
-        '<span class="visually-hidden"> (95 % interval {} to {})</span>',
-        _exact(lower),
-        _exact(upper),
-        _half_width(half),
-        score(lower),
-        score(upper),
-    )
+    return SafeString(_interval(value, interval))
+
+
+def _score(value: float | None, interval: Interval | None) -> str:
+    return f'<span title="{score_exact(value)}">{score(value)}</span>{_interval(value, interval)}'
 
 
 def score_html(value: float | None, interval: Interval | None = None) -> SafeString:
     """A score as the tables show it: its exact value in the title, ± its interval."""
-    return format_html(
-        '<span title="{}">{}</span>{}',
-        score_exact(value),
-        score(value),
-        interval_html(value, interval),
-    )
+    return SafeString(_score(value, interval))
 
 
-def _loss_cell(cell) -> SafeString:
+_NOT_COMPUTED_CELL = f'<td class="num"><span title="{escape(NOT_COMPUTED)}">—</span></td>'
+
+
+def _loss_cell(cell) -> str:
     if not cell.computed:
-        return format_html('<span title="{}">—</span>', NOT_COMPUTED)
-    return score_html(cell.value, cell.interval)
+        return _NOT_COMPUTED_CELL
+    return f'<td class="num">{_score(cell.value, cell.interval)}</td>'
 
 
 def _has_interval(cell) -> bool:
@@ -128,18 +114,39 @@ def interval_summary(rows: list[Row], *, sort: scoring.Loss) -> IntervalSummary:
     )
 
 
-def _tier_mark(row: Row, *, sort: scoring.Loss | None) -> SafeString:
+_TIER_MARKS = {
+    leader: (
+        f'<span class="tie" title="{escape(LEADER if leader else TIED)}" aria-hidden="true">'
+        '≈</span><span class="visually-hidden">'
+        + ("(top tier) " if leader else "(top tier: cannot be told apart from the leader) ")
+        + "</span> "
+    )
+    for leader in (True, False)
+}
+_TAGS = (
+    # (Row attribute, the tag after the method's link)
+    ("is_baseline", ' <span class="tag tag-baseline">baseline</span>'),
+    (
+        "unranked",
+        ' <span class="tag" title="Not its participant\'s best entry among those that'
+        ' count for the final ranking: listed, not ranked">not ranked</span>',
+    ),
+    (
+        "non_probabilistic",
+        ' <span class="tag" title="Probabilities of 0 or 1, or zero variances: only the point'
+        ' losses apply">point predictions</span>',
+    ),
+)
+# A submission's page, reversed once: the path with a placeholder id, filled in per row.
+_PLACEHOLDER = 918273645
+
+
+def _tier_mark(row: Row, *, sort: scoring.Loss | None) -> str:
     """The "≈" of the top tier under the sort loss: the leader and the entries tied with it."""
     interval = row.interval(sort.name) if sort is not None else None
     if interval is None or not interval.tied_with_leader:
-        return SafeString("")
-    leader = row.rank == 1
-    return format_html(
-        '<span class="tie" title="{}" aria-hidden="true">≈</span>'
-        '<span class="visually-hidden">{}</span> ',
-        LEADER if leader else TIED,
-        "(top tier) " if leader else "(top tier: cannot be told apart from the leader) ",
-    )
+        return ""
+    return _TIER_MARKS[row.rank == 1]
 
 
 def _rank_interval(row: Row) -> str:
@@ -149,41 +156,54 @@ def _rank_interval(row: Row) -> str:
     return str(lower) if lower == upper else f"{lower}–{upper}"
 
 
+def _row_html(row: Row, *, url: str, best: bool, ranking: str | None, sort) -> str:
+    """One ``<tr>`` with the whitespace leaderboard.html's loop had around it."""
+    entry = row.entry
+    cells = []
+    for cell in row.cells:
+        cells.append(_loss_cell(cell))
+        if cell.loss.name == ranking:
+            cells.append(f'<td class="num gain">{signed(row.gain)}</td>')
+    tier_mark = _tier_mark(row, sort=sort)
+    row_class = " ".join(
+        name for name, on in (("baseline", entry.is_baseline), ("tied", tier_mark)) if on
+    )
+    mark = ""
+    if entry.mark:
+        mark = f'<span class="mark" title="{escape(entry.mark_label)}">{escape(entry.mark)}</span> '
+    tags = "".join(tag for name, tag in _TAGS if getattr(row, name))
+    rank = "–" if row.rank is None else row.rank
+    attribute = f' class="{row_class}"' if row_class else ""
+    return (
+        f"\n    <tr{attribute}>"
+        f'\n      <td class="num">{tier_mark}{rank}</td>'
+        "\n      "
+        + (f'<td class="num rank-interval">{_rank_interval(row)}</td>' if best else "")
+        + f'\n      <th scope="row">{mark}<a href="{url}">{escape(entry.method)}</a>{tags}</th>'
+        f"\n      <td>{escape(entry.participant)}</td>"
+        f"\n      <td>{escape(entry.authors)}</td>"
+        f'\n      <td><time datetime="{escape(entry.created.isoformat())}">'
+        f"{entry.created.strftime('%Y-%m-%d %H:%M')}</time></td>"
+        "\n      " + "".join(cells) + "\n    </tr>\n  "
+    )
+
+
 def display_rows(
-    rows: list[Row], *, ranking: scoring.Loss | None, sort: scoring.Loss | None = None
-) -> list[DisplayRow]:
-    """Every cell's text; the gain over the baseline right after the ranking loss; the
-    top tier under the ``sort`` loss shaded and marked."""
-    shown = []
-    for row in rows:
-        entry = row.entry
-        cells = []
-        for cell in row.cells:
-            cells.append(("num", _loss_cell(cell)))
-            if ranking is not None and cell.loss.name == ranking.name:
-                cells.append(("num gain", format_html("{}", signed(row.gain))))
-        tier_mark = _tier_mark(row, sort=sort)
-        row_class = " ".join(
-            name for name, on in (("baseline", entry.is_baseline), ("tied", tier_mark)) if on
+    rows: list[Row],
+    *,
+    ranking: scoring.Loss | None,
+    sort: scoring.Loss | None = None,
+    best: bool = False,
+) -> list[SafeString]:
+    """Each row's ``<tr>``: every cell's text; the gain over the baseline right after the
+    ranking loss; the top tier under the ``sort`` loss shaded and marked; the rank
+    interval (``best``: the best-per-participant view)."""
+    path = reverse("submission_detail", args=[_PLACEHOLDER])
+    head, tail = path.split(str(_PLACEHOLDER))
+    name = ranking.name if ranking is not None else None
+    return [
+        SafeString(
+            _row_html(row, url=f"{head}{row.entry.pk}{tail}", best=best, ranking=name, sort=sort)
         )
-        shown.append(
-            DisplayRow(
-                rank="–" if row.rank is None else str(row.rank),
-                url=reverse("submission_detail", args=[entry.pk]),
-                method=entry.method,
-                mark=entry.mark,
-                mark_label=entry.mark_label,
-                is_baseline=entry.is_baseline,
-                non_probabilistic=row.non_probabilistic,
-                participant=entry.participant,
-                authors=entry.authors,
-                created_iso=entry.created.isoformat(),
-                created=entry.created.strftime("%Y-%m-%d %H:%M"),
-                cells=cells,
-                row_class=row_class,
-                tier_mark=tier_mark,
-                rank_interval=_rank_interval(row),
-                unranked=row.unranked,
-            )
-        )
-    return shown
+        for row in rows
+    ]

@@ -61,3 +61,44 @@ class IntervalRun(models.Model):
     @property
     def pending(self) -> bool:
         return self.requested > self.computed
+
+
+class BestEntry(models.Model):
+    """Each participant's best listed entry per split and sort loss (the "best per
+    participant" board), kept by challenge_site.leaderboard.best inside every transaction
+    that changes a participant's listed entries, under the participant's lock.
+
+    ``final`` rows pick among the entries counting for the final ranking only (final
+    boards); ``participant`` is "t<team id>", "u<user id>", or "" for entries with
+    neither (the baseline), as entrants.partition groups them.
+    """
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="+", db_index=False)
+    split = models.CharField(max_length=8, choices=Split)
+    loss = models.CharField(max_length=16)
+    final = models.BooleanField(default=False)
+    participant = models.CharField(max_length=24)
+    submission = models.ForeignKey(
+        "submissions.Submission", on_delete=models.CASCADE, related_name="+"
+    )
+    value = models.FloatField(null=True, blank=True)
+    created = models.DateTimeField(help_text="The submission's, for the board's order.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dataset", "split", "loss", "final", "participant"],
+                name="bestentry_unique_participant",
+            ),
+        ]
+        indexes = [
+            # The board: WHERE dataset, split, loss, final ORDER BY value, created,
+            # submission; keyset pages start inside it.
+            models.Index(
+                fields=["dataset", "split", "loss", "final", "value", "created", "submission"],
+                name="bestentry_board_idx",
+            ),
+        ]
+
+    def __str__(self):
+        return f"best {self.split} {self.loss} of {self.participant or 'baseline'}"

@@ -3,8 +3,9 @@ per entry and a square for the baseline, drawn server-side as SVG and cached.
 
 Only matplotlib's object-oriented API is used (Figure and its SVG canvas): no pyplot
 state, no GUI backend. The drawing is cached under the dataset, split, the two losses
-and a version that changes whenever a scoring run of the dataset finishes or an entry
-appears or disappears (see ``version``).
+and the dataset's generation, which moves on whenever its listed scores change (see
+``version``): with a cache shared by every web process (settings: CACHE_URL), one
+drawing serves them all.
 """
 
 import io
@@ -13,13 +14,15 @@ from dataclasses import dataclass
 
 import matplotlib
 from django.core.cache import cache
-from django.db.models import Case, Count, Max, Sum, When
+from django.db.models import Case, Max, When
 from matplotlib.figure import Figure
 
 import scoring
-from challenge_site.policy import LISTED, listed_scores
+from challenge_site.policy import listed_scores
 from challenge_site.submissions.models import Moderation, Score, Submission
 from datasets.models import Dataset
+
+from . import generation
 
 ENTRY = "#1f5fbf"
 BASELINE = "#b3261e"
@@ -67,6 +70,21 @@ def points(dataset: Dataset, *, split: str, ranking: str, point: str) -> Points:
 def left_out_count(
     dataset: Dataset, *, split: str, ranking: str, point: str, baseline_id: int | None
 ) -> int:
+    """``count_left_out``, cached per generation (the same for everyone who may see the
+    split, which the caller has checked)."""
+    key = generation.key(dataset, "left-out", split, ranking, point, baseline_id)
+
+    def count() -> int:
+        return count_left_out(
+            dataset, split=split, ranking=ranking, point=point, baseline_id=baseline_id
+        )
+
+    return cache.get_or_set(key, count, timeout=CACHE_SECONDS)
+
+
+def count_left_out(
+    dataset: Dataset, *, split: str, ranking: str, point: str, baseline_id: int | None
+) -> int:
     """Entries (not the baseline) with an infinite or n/a value of either loss.
 
     Two index-only seeks into score_leaderboard_idx (its ∞ end and its n/a end) joined by
@@ -91,19 +109,14 @@ def left_out_count(
     return scores.filter(value__in=INFINITIES).union(scores.filter(value__isnull=True)).count()
 
 
-def version(dataset: Dataset) -> str:
-    """Changes when a scoring run of the dataset finishes, when the set of scored entries
-    changes (a rescore, a deletion), or when an entry is moderated (hidden, disqualified,
-    restored: ``moderated_at``, whichever entry it was)."""
-    found = Submission.objects.filter(dataset=dataset).aggregate(
-        latest=Max("finished_at", filter=LISTED),
-        count=Count("id", filter=LISTED),
-        ids=Sum("id", filter=LISTED),  # which entries, not only how many
-        moderated=Max("moderated_at"),
-    )
-    latest = found["latest"].timestamp() if found["latest"] else 0
-    moderated = found["moderated"].timestamp() if found["moderated"] else 0
-    return f"{found['count']}-{found['ids'] or 0}-{latest:.6f}-{moderated:.6f}"
+def version(dataset: Dataset, *, loaded: bool = False) -> str:
+    """The dataset's generation (generation.py): it moves on in every transaction that
+    changes which entries are listed or what they score. ``loaded``: ``dataset`` was read
+    by this request, so its generation is current and costs no query; otherwise one read
+    by primary key."""
+    if loaded:
+        return str(dataset.generation)
+    return str(Dataset.objects.values_list("generation", flat=True).get(pk=dataset.pk))
 
 
 def _axis_label(loss: scoring.Loss) -> str:
@@ -162,7 +175,7 @@ def scatter_svg(data: Points, *, ranking: scoring.Loss, point: scoring.Loss, tit
 def cached_svg(
     dataset: Dataset, *, split: str, ranking: scoring.Loss, point: scoring.Loss, version: str
 ) -> str:
-    key = f"leaderboard-plot:{dataset.pk}:{split}:{ranking.name}:{point.name}:{version}"
+    key = generation.key(dataset, "plot", split, ranking.name, point.name, version)
 
     def draw() -> str:
         data = points(dataset, split=split, ranking=ranking.name, point=point.name)

@@ -2,15 +2,16 @@
 
 A page's rows take two statements, whatever the number of submissions:
 
-1. ``ranked_ids``: the Score rows of the sort loss, ordered by value (n/a last; +inf
+1. the ranking: the Score rows of the sort loss, ordered by value (n/a last; +inf
    after every finite value, as SQL compares floats), ties by the submission's time
    and id. The index the Score model names ``score_leaderboard_idx`` (dataset, split,
    loss, value, submission) answers the WHERE and the first ORDER BY key, so pages read
    about as many index entries as they show; equal values are put in time order on
    the fly (PostgreSQL: incremental sort; SQLite: a temp B-tree for the right part of
-   the ORDER BY). Each sort loss uses the same index with its own ``loss`` prefix.
-   The best-per-participant view numbers each participant's entries with a window
-   function and keeps the first, which reads every entry of the split.
+   the ORDER BY). The best-per-participant view reads the kept table of each
+   participant's best entry instead (models.BestEntry, best.py), whose index holds the
+   whole order. Deep pages start after (or before) a key, never at an OFFSET
+   (``after``/``before``: a few range reads into the same indexes).
 2. ``pivot``: those submissions with one FilteredRelation (LEFT JOIN) per loss, each
    found through ``score_unique_submission_split_loss``, and the participant's name.
 
@@ -21,15 +22,16 @@ zero variances) are left out under a probabilistic sort loss.
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import lru_cache
 
-from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, QuerySet, Subquery, Window
-from django.db.models.functions import RowNumber
+from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, QuerySet, Subquery
 
 import scoring
-from challenge_site.policy import PARTICIPANT_FIELDS, listed_scores, participant_label_of
-from challenge_site.submissions import entrants
+from challenge_site.policy import LISTED, PARTICIPANT_FIELDS, listed_scores, participant_label_of
 from challenge_site.submissions.models import Mark, Score, Submission
 from datasets.models import Dataset
+
+from .models import BestEntry
 
 # Ascending, n/a last, then submission time and id (ids break ties of equal times).
 ORDER = (
@@ -180,25 +182,107 @@ def _entries(board: Board, *, lazy: bool) -> QuerySet[Score]:
     return _without_point_entries(board, scores, lazy=lazy)
 
 
+def _rows(board: Board, *, lazy: bool) -> tuple[QuerySet, str]:
+    """The rows that rank the board's entries and the path to each entry's time: the sort
+    loss's Score rows, or (best per participant) the kept BestEntry rows. Those hold listed
+    entries only (best.py keeps them so, in the transactions that change listing), and are
+    read without joining the submissions: a join lets PostgreSQL merge them with every
+    submission of the site. ``pivot`` reads listed submissions only, whatever the ids."""
+    if board.best:
+        rows = BestEntry.objects.filter(
+            dataset=board.dataset, split=board.split, loss=board.sort.name, final=board.final
+        )
+        return rows, "created"
+    return _entries(board, lazy=lazy), "submission__created"
+
+
+def _order(created: str, *, descending: bool = False) -> tuple:
+    if descending:
+        return (F("value").desc(), F(created).desc(), F("submission_id").desc())
+    return (F("value").asc(nulls_last=True), F(created).asc(), F("submission_id").asc())
+
+
 def ranking(board: Board, *, paged: bool) -> QuerySet:
     """The board's submission ids in rank order (``paged``: to be read a LIMIT at a time)."""
-    scores = _entries(board, lazy=paged and not board.best)
-    if board.best and board.final:
-        scores = scores.filter(submission__in_final_ranking=True)
-    if board.best:
-        # Per team, or user without one; the baseline has neither: a partition of its own.
-        scores = scores.annotate(
-            place=Window(
-                RowNumber(), partition_by=entrants.partition("submission__"), order_by=ORDER
-            )
-        ).filter(place=1)
-    return scores.order_by(*ORDER).values_list("submission_id", flat=True)
+    rows, created = _rows(board, lazy=paged)
+    return rows.order_by(*_order(created)).values_list("submission_id", flat=True)
 
 
 def ranked_ids(board: Board, *, offset: int = 0, limit: int | None = None) -> list[int]:
-    """Submission ids of the board's entries in rank order, ``limit`` of them from ``offset``."""
+    """Submission ids of the board's entries in rank order, ``limit`` of them from ``offset``
+    (shallow pages only: deep ones start from a Key, see ``after``)."""
     ids = ranking(board, paged=limit is not None)
     return list(ids[offset : None if limit is None else offset + limit])
+
+
+@dataclass(frozen=True)
+class Key:
+    """Where an entry stands in the board's order: its sort value (None: n/a), time, id."""
+
+    value: float | None
+    created: datetime
+    pk: int
+
+    @classmethod
+    def of(cls, board: Board, entry: Entry) -> "Key":
+        return cls(entry.values[board.sort.name], entry.created, entry.pk)
+
+
+def _later(created: str, key: Key, *, before: bool) -> Q:
+    """Same value as ``key``: a later (``before``: earlier) time, or the same time and id."""
+    op = "lt" if before else "gt"
+    return Q(**{f"{created}__{op}": key.created}) | Q(
+        **{created: key.created, f"submission_id__{op}": key.pk}
+    )
+
+
+def after(board: Board, key: Key | None, *, limit: int) -> list[int]:
+    """Up to ``limit`` ids of the entries after ``key`` in rank order (None: from the
+    top): one range read into the index from the key's value (dropping the key's
+    earlier ties on the way), then, at the end of the values, the n/a entries."""
+    rows, created = _rows(board, lazy=True)
+    if key is None:
+        parts = [rows]
+    elif key.value is None:
+        parts = [rows.filter(_later(created, key, before=False), value__isnull=True)]
+    else:
+        parts = [
+            rows.filter(value__gte=key.value).filter(
+                Q(value__gt=key.value) | _later(created, key, before=False)
+            ),
+            rows.filter(value__isnull=True),
+        ]
+    return _collect(parts, created, limit=limit, descending=False)
+
+
+def before(board: Board, key: Key, *, limit: int) -> list[int]:
+    """Up to ``limit`` ids of the entries just before ``key``, in rank order: the same
+    reads backwards."""
+    rows, created = _rows(board, lazy=True)
+    if key.value is None:
+        parts = [
+            rows.filter(_later(created, key, before=True), value__isnull=True),
+            rows.filter(value__isnull=False),
+        ]
+    else:
+        parts = [
+            rows.filter(value__lte=key.value).filter(
+                Q(value__lt=key.value) | _later(created, key, before=True)
+            )
+        ]
+    return _collect(parts, created, limit=limit, descending=True)[::-1]
+
+
+def _collect(parts: list[QuerySet], created: str, *, limit: int, descending: bool) -> list[int]:
+    """The parts' ids in order until ``limit``: the next part is read only when the ones
+    before run out (the end of the board), so a page takes one query, at most two."""
+    ids: list[int] = []
+    order = _order(created, descending=descending)
+    for part in parts:
+        ids += part.order_by(*order).values_list("submission_id", flat=True)[: limit - len(ids)]
+        if len(ids) >= limit:
+            break
+    return ids
 
 
 def final_ranks(board: Board) -> dict[int, int]:
@@ -218,24 +302,36 @@ def position(board: Board, entry: Entry, *, value: float) -> int:
     return _entries(board, lazy=False).filter(before).count() + 1
 
 
+@lru_cache(maxsize=64)
+def _pivot_rows(split: str, losses: tuple[str, ...]) -> QuerySet:
+    """The pivot's query without its ids, built once per split and set of losses: setting
+    up five FilteredRelations and ~60 columns costs the ORM more time than the database
+    takes to answer. Never evaluated itself: ``pivot`` filters a copy (a QuerySet is
+    cloned by filter, so sharing it between requests and threads is safe)."""
+    relations, columns = {}, []
+    for i, loss in enumerate(losses):
+        relations[f"s{i}"] = FilteredRelation(
+            "scores", condition=Q(scores__split=split, scores__loss=loss)
+        )
+        columns += [f"s{i}__value", f"s{i}__id", *(f"s{i}__{name}" for name in INTERVAL_FIELDS)]
+    return (
+        Submission.objects.filter(LISTED)
+        .annotate(**relations)
+        .values_list(*SUBMISSION_FIELDS, *columns)
+        .order_by()  # put in rank order by pivot, not by the model's default ordering
+    )
+
+
+_NO_INTERVAL = [None] * len(INTERVAL_FIELDS)
+
+
 def pivot(board: Board, ids: Sequence[int]) -> list[Entry]:
     """The submissions ``ids`` in that order with every loss of the board's split, one
     FilteredRelation (LEFT JOIN through score_unique_submission_split_loss) per loss."""
     if not ids:
         return []
-    relations, columns = {}, []
-    for i, loss in enumerate(board.losses):
-        relations[f"s{i}"] = FilteredRelation(
-            "scores", condition=Q(scores__split=board.split, scores__loss=loss.name)
-        )
-        columns += [f"s{i}__value", f"s{i}__id", *(f"s{i}__{name}" for name in INTERVAL_FIELDS)]
-    rows = (
-        Submission.objects.filter(pk__in=list(ids))
-        .annotate(**relations)
-        .values_list(*SUBMISSION_FIELDS, *columns)
-        .order_by()  # put in rank order below, not by the model's default ordering
-    )
     names = [loss.name for loss in board.losses]
+    rows = _pivot_rows(board.split, tuple(names)).filter(pk__in=list(ids))
     by_id = {}
     width = 2 + len(INTERVAL_FIELDS)
     named = len(PARTICIPANT_FIELDS)
@@ -253,7 +349,7 @@ def pivot(board: Board, ids: Sequence[int]) -> list[Entry]:
             {name: loss[0] for name, loss in zip(names, per_loss, strict=True)},
             {name: loss[1] is not None for name, loss in zip(names, per_loss, strict=True)},
             {
-                name: None if all(v is None for v in loss[2:]) else Interval(*loss[2:])
+                name: None if loss[2:] == _NO_INTERVAL else Interval(*loss[2:])
                 for name, loss in zip(names, per_loss, strict=True)
             },
             final,

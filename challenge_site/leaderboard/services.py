@@ -14,10 +14,14 @@ from challenge_site.submissions import finals
 from datasets.models import Dataset, ScoredSplit, Split
 
 from . import queries
+from .cursors import Cursor
 from .queries import Board, Entry, Interval
 
 PAGE_SIZE = 50
 PAGE_NUMBER = re.compile(r"[1-9][0-9]{0,8}")  # ASCII digits; offsets stay within 64 bits
+# Pages up to this number may be asked for by number (an OFFSET of at most ~1000 rows);
+# later ones are reached by the keyset links ("after"/"before" a row), at any depth.
+SHALLOW_PAGES = 20
 RESULTS_SIZE = 10
 EXPORT_CHUNK = 500
 SPLITS = (Split.VAL, Split.TEST)
@@ -105,6 +109,15 @@ def parse_page(value: str | None) -> int:
     if not PAGE_NUMBER.fullmatch(value):
         raise BadOptions({"page": f"expected a page number from 1, found {value!r}"})
     return int(value)
+
+
+def check_shallow(number: int) -> None:
+    """BadOptions for a leaderboard page asked for by a number past the shallow pages
+    (the Ladder's boards, one row per participant, take any number)."""
+    if number > SHALLOW_PAGES:
+        raise BadOptions(
+            {"page": f"pages after {SHALLOW_PAGES} are reached by the next and previous links"}
+        )
 
 
 def board_params(board: Board, **changes) -> dict[str, str]:
@@ -209,7 +222,8 @@ def make_rows(
     """Rows numbered from ``first_rank``; on a final board, ``final_ranks`` numbers the
     ranked entries and every other row is unranked."""
     ranking = ranking_loss(board.dataset)
-    probabilistic = [loss.name for loss in board.losses if loss.probabilistic]
+    losses = board.losses  # looked up in the registry on each access: once per page
+    probabilistic = [loss.name for loss in losses if loss.probabilistic]
     rows = []
     for position, entry in enumerate(entries, start=first_rank):
         values, computed = entry.values, entry.computed
@@ -223,7 +237,7 @@ def make_rows(
                 entry=entry,
                 cells=[
                     Cell(loss, values[loss.name], computed[loss.name], entry.intervals[loss.name])
-                    for loss in board.losses
+                    for loss in losses
                 ],
                 non_probabilistic=bool(probabilistic)
                 and all(values[name] is None for name in probabilistic),
@@ -242,6 +256,18 @@ def make_rows(
     return rows
 
 
+def parse_cursor(*, after: str | None, before: str | None) -> Cursor | None:
+    """The Cursor of an ``after`` or ``before`` query parameter; BadOptions if malformed."""
+    if after and before:
+        raise BadOptions({"after": "give either after or before, not both"})
+    if not (after or before):
+        return None
+    try:
+        return Cursor.parse(after or before, before=bool(before))
+    except ValueError as error:
+        raise BadOptions({"after" if after else "before": str(error)}) from None
+
+
 @dataclass(frozen=True)
 class Page:
     board: Board
@@ -251,42 +277,102 @@ class Page:
     has_next: bool
     baseline_id: int | None
     baseline: float | None  # the baseline's ranking loss on this split
+    first_rank: int = 1  # the position of the first row (its rank, unless n/a or final)
+    has_earlier: bool = False
+    cursor: Cursor | None = None  # how this page was asked for; None: by its number
 
     @property
     def has_previous(self) -> bool:
-        return self.number > 1
+        return self.has_earlier
 
     @property
     def first(self) -> int:
-        return (self.number - 1) * self.size + 1
+        return self.first_rank
 
     @property
     def last(self) -> int:
         return self.first + len(self.rows) - 1
 
+    def params(self) -> dict[str, str]:
+        """The query parameters that ask for this page again (the forest plot's)."""
+        return self.cursor.params() if self.cursor else {"page": str(self.number)}
 
-def leaderboard_page(*, board: Board, number: int = 1, size: int = PAGE_SIZE) -> Page:
-    """Page ``number`` of the board: three queries (ranking, baseline, pivot), whatever
-    the number of entries."""
-    offset = (number - 1) * size
-    ids = queries.ranked_ids(board, offset=offset, limit=size + 1)
+    def next_params(self) -> dict[str, str] | None:
+        """Page numbers while shallow, then a keyset cursor after the last row."""
+        if not self.has_next:
+            return None
+        if self.cursor is None and self.number < SHALLOW_PAGES:
+            return {"page": str(self.number + 1)}
+        key = queries.Key.of(self.board, self.rows[-1].entry)
+        return Cursor(False, self.last, key).params()
+
+    def previous_params(self) -> dict[str, str] | None:
+        if not self.has_previous:
+            return None
+        aligned = (self.first - 1) % self.size == 0
+        if self.cursor is None or (aligned and self.first - 1 <= SHALLOW_PAGES * self.size):
+            return {"page": str((self.first - 1) // self.size)}
+        key = queries.Key.of(self.board, self.rows[0].entry)
+        return Cursor(True, self.first, key).params()
+
+
+def _page_ids(board: Board, *, number: int, size: int, cursor: Cursor | None):
+    """(ids of the page, the first row's position, whether rows come before, after)."""
+    if cursor is None:
+        offset = (number - 1) * size
+        ids = queries.ranked_ids(board, offset=offset, limit=size + 1)
+        return ids[:size], offset + 1, number > 1, len(ids) > size
+    if cursor.before:
+        ids = queries.before(board, cursor.key, limit=size + 1)
+        earlier = len(ids) > size
+        ids = ids[-size:] if earlier else ids
+        # The key's own row comes next (the page ends just before it).
+        return ids, max(1, cursor.rank - len(ids)), earlier, True
+    ids = queries.after(board, cursor.key, limit=size + 1)
+    return ids[:size], cursor.rank + 1, True, len(ids) > size
+
+
+def leaderboard_page(
+    *, board: Board, number: int = 1, size: int = PAGE_SIZE, cursor: Cursor | None = None
+) -> Page:
+    """Page ``number`` of the board (shallow pages), or the page a ``cursor`` names: a
+    few queries (ranking, baseline, pivot), whatever the number of entries or the depth."""
+    ids, first_rank, earlier, later = _page_ids(board, number=number, size=size, cursor=cursor)
     baseline_id, baseline = baseline_ranking_score(board)
-    entries = queries.pivot(board, ids[:size])
+    entries = queries.pivot(board, ids)
     ranks = queries.final_ranks(board) if board.final and not board.best else None
-    rows = make_rows(board, entries, first_rank=offset + 1, baseline=baseline, final_ranks=ranks)
-    return Page(board, number, size, rows, len(ids) > size, baseline_id, baseline)
+    rows = make_rows(board, entries, first_rank=first_rank, baseline=baseline, final_ranks=ranks)
+    number = (first_rank - 1) // size + 1 if cursor else number
+    return Page(
+        board,
+        number,
+        size,
+        rows,
+        later,
+        baseline_id,
+        baseline,
+        first_rank=first_rank,
+        has_earlier=earlier,
+        cursor=cursor,
+    )
 
 
-def iter_rows(*, board: Board, chunk: int = EXPORT_CHUNK) -> Iterator[Row]:
-    """Every row of the board in order (for exports): the ranking, then pivots by chunk."""
-    ids = queries.ranked_ids(board)
+def iter_rows(*, board: Board, chunk: int | None = None) -> Iterator[Row]:
+    """Every row of the board in order (for exports), read a chunk at a time from a key
+    (never an OFFSET, never the whole ranking in memory): constant memory."""
+    chunk = chunk or EXPORT_CHUNK
     _, baseline = baseline_ranking_score(board)
     ranks = queries.final_ranks(board) if board.final and not board.best else None
-    for start in range(0, len(ids), chunk):
-        entries = queries.pivot(board, ids[start : start + chunk])
-        yield from make_rows(
-            board, entries, first_rank=start + 1, baseline=baseline, final_ranks=ranks
-        )
+    key, first = None, 1
+    # A page's worth first, so the download starts as fast as a page appears.
+    size = min(chunk, PAGE_SIZE)
+    while True:
+        ids = queries.after(board, key, limit=size)
+        entries = queries.pivot(board, ids)
+        yield from make_rows(board, entries, first_rank=first, baseline=baseline, final_ranks=ranks)
+        if len(ids) < size or not entries:
+            return
+        key, first, size = queries.Key.of(board, entries[-1]), first + len(ids), chunk
 
 
 # --- Results --------------------------------------------------------------------------

@@ -1,8 +1,9 @@
+from functools import lru_cache
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.views.decorators.http import require_safe
@@ -22,9 +23,18 @@ from .queries import Board
 from .separation import separation
 
 
+@lru_cache(maxsize=256)
+def _board_path(name: str, slug: str, dataset: str, prefix: str, urlconf) -> str:
+    return reverse(name, urlconf=urlconf, args=[slug, dataset])
+
+
 def board_url(board: Board, name: str = "leaderboard", **changes) -> str:
+    # A page links to its board a dozen times (sorts, splits, views, pages, exports):
+    # reversed once per board and view, keyed on what reverse depends on.
     dataset = board.dataset
-    path = reverse(name, args=[dataset.challenge.slug, dataset.name])
+    path = _board_path(
+        name, dataset.challenge.slug, dataset.name, get_script_prefix(), get_urlconf()
+    )
     return f"{path}?{urlencode(services.board_params(board, **changes))}"
 
 
@@ -39,6 +49,14 @@ def _board(request, slug: str, name: str, *, now) -> Board:
         sort=request.GET.get("sort"),
         view=request.GET.get("view"),
     )
+
+
+def _cursor(request) -> services.Cursor | None:
+    return services.parse_cursor(after=request.GET.get("after"), before=request.GET.get("before"))
+
+
+def _page_url(board: Board, params: dict | None) -> str | None:
+    return None if params is None else board_url(board, **params)
 
 
 def _hidden(request, board: Board, *, now) -> str | None:
@@ -137,6 +155,7 @@ def leaderboard(request, slug, name):
     try:
         board = _board(request, slug, name, now=now)
         number = services.parse_page(request.GET.get("page"))
+        cursor = _cursor(request)
     except services.BadOptions as error:
         context = {"errors": error.errors, "slug": slug, "name": name}
         return render(request, "leaderboard/bad_request.html", context, status=400)
@@ -153,8 +172,13 @@ def leaderboard(request, slug, name):
         return render(request, "leaderboard/hidden.html", context, status=403)
     if _ladder(request, board, now=now):
         return _ladder_page(request, board, number=number, now=now)
-    page = services.leaderboard_page(board=board, number=number)
-    if number > 1 and not page.rows:
+    try:
+        services.check_shallow(number)
+    except services.BadOptions as error:
+        context = {"errors": error.errors, "slug": slug, "name": name}
+        return render(request, "leaderboard/bad_request.html", context, status=400)
+    page = services.leaderboard_page(board=board, number=number, cursor=cursor)
+    if (number > 1 or cursor) and not page.rows:
         raise Http404("No such page.")
     dataset = board.dataset
     ranking, point = services.ranking_loss(dataset), services.point_loss(dataset)
@@ -177,10 +201,10 @@ def leaderboard(request, slug, name):
     context = {
         "board": board,
         "page": page,
-        "rows": display_rows(page.rows, ranking=ranking, sort=board.sort),
+        "rows": display_rows(page.rows, ranking=ranking, sort=board.sort, best=board.best),
         "intervals": intervals,
         "resamples": RESAMPLES,
-        "forest_url": board_url(board, "leaderboard_forest", page=number)
+        "forest_url": board_url(board, "leaderboard_forest", **page.params())
         if intervals.sort_shown
         else None,
         "dataset": dataset,
@@ -196,8 +220,8 @@ def leaderboard(request, slug, name):
             for loss in board.losses
             if not loss.probabilistic
         ],
-        "previous_url": board_url(board, page=number - 1) if page.has_previous else None,
-        "next_url": board_url(board, page=number + 1) if page.has_next else None,
+        "previous_url": _page_url(board, page.previous_params()),
+        "next_url": _page_url(board, page.next_params()),
         "csv_url": board_url(board, "leaderboard_csv"),
         "api_url": board_url(board, "api_leaderboard"),
         "plot": plot,
@@ -258,7 +282,7 @@ def leaderboard_plot(request, slug, name):
     ranking, point = services.ranking_loss(dataset), services.point_loss(dataset)
     if ranking is None or point is None or ranking == point:
         raise Http404("This dataset has no second loss to plot against.")
-    version = plots.version(dataset)
+    version = plots.version(dataset, loaded=True)
     etag = f'"{dataset.pk}-{board.split}-{ranking.name}-{point.name}-{version}"'
     response = get_conditional_response(request, etag=etag)
     if response is None:
@@ -279,6 +303,8 @@ def leaderboard_forest(request, slug, name):
     try:
         board = _board(request, slug, name, now=now)
         number = services.parse_page(request.GET.get("page"))
+        services.check_shallow(number)
+        cursor = _cursor(request)
     except services.BadOptions as error:
         return _plain(str(error), status=400)
     if reason := _hidden(request, board, now=now):
@@ -287,8 +313,8 @@ def leaderboard_forest(request, slug, name):
         return _plain(ladder_reason(board), status=403)
     if board.sort.terms is None:
         raise Http404(f"{board.sort.name} has no intervals.")
-    page = services.leaderboard_page(board=board, number=number)
-    if number > 1 and not page.rows:
+    page = services.leaderboard_page(board=board, number=number, cursor=cursor)
+    if (number > 1 or cursor) and not page.rows:
         raise Http404("No such page.")
     dataset = board.dataset
     view = "each participant's best entry" if board.best else "all entries"

@@ -52,6 +52,17 @@ MARKS = {Phase.VALIDATION: Mark.BEFORE, Phase.TEST: Mark.NONE, Phase.POST: Mark.
 # The database went away (a restart, a failover, the network): a scoring run that meets
 # one of these is interrupted, not failed; the task tries again (see tasks.py).
 DATABASE_GONE = (DatabaseOperationalError, DatabaseInterfaceError)
+try:  # django-storages' S3 backend: the object store out of reach, or its answer cut off
+    from botocore.exceptions import ConnectionError as S3ConnectionError
+    from botocore.exceptions import HTTPClientError as S3HTTPClientError
+
+    STORAGE_GONE = (S3ConnectionError, S3HTTPClientError)
+except ImportError:  # files on a local disk: no storage error passes by itself
+    STORAGE_GONE = ()
+# Either service gone (a restart, a failover, the network): the run is interrupted, left
+# running for the task's retry or the sweep, never failed, since nothing was wrong with
+# the upload (a worker on another host reads it from the object store).
+INTERRUPTED = DATABASE_GONE + STORAGE_GONE
 
 
 class Rejected(Exception):
@@ -192,8 +203,9 @@ def score_submission(
     Idempotent: a final submission is only scored again with ``force``; a running one
     is left alone unless its run is older than the timeout or this is the same task
     delivered again (its worker died). Returns the submission if this call scored it.
-    Raises one of DATABASE_GONE if the database went away: the submission is left
-    running, to be taken over by the task's retry or, failing that, by the sweep.
+    Raises one of INTERRUPTED if the database or the object store went away: the
+    submission is left running, to be taken over by the task's retry or, failing that,
+    by the sweep.
     """
     attempt = _claim(submission_id=submission_id, force=force, task_id=task_id, now=now)
     if attempt is None:
@@ -204,7 +216,8 @@ def score_submission(
     try:
         with memory_cap(settings.SUBMISSION_MAX_MEMORY_BYTES) as cap:
             outcome = evaluation.evaluate(submission, progress=progress)
-    except DATABASE_GONE:
+    except INTERRUPTED:
+        logger.warning("submission %s: interrupted, left to its retry", submission_id)
         raise
     except Exception as error:
         outcome = _failed_run(submission_id, error, progress=progress, cap=cap)
@@ -287,6 +300,8 @@ def _claim(*, submission_id: int, force: bool, task_id: str, now: datetime | Non
                 evaluation.Outcome.failed(evaluation.GENERIC_FAILURE if hidden else reason, reason),
             )
             return None
+        # A listed entry scored again leaves the boards until its new scores are in.
+        was_listed = submission.status == Status.SCORED
         submission.status = Status.RUNNING
         submission.attempts += 1
         submission.started_at = now
@@ -295,6 +310,8 @@ def _claim(*, submission_id: int, force: bool, task_id: str, now: datetime | Non
         submission.save(
             update_fields=["status", "attempts", "started_at", "finished_at", "task_id"]
         )
+        if was_listed:
+            standings.listing_changed(dataset=submission.dataset, entrant=Entrant.of(submission))
         return submission.attempts
 
 

@@ -10,7 +10,7 @@ deadlock.
 
 from django.db import transaction
 
-from challenge_site.leaderboard import interval_runs
+from challenge_site.leaderboard import best, generation, interval_runs
 from datasets.models import TEST_PARTS, Dataset, Split
 
 from . import finals, ladder
@@ -71,12 +71,22 @@ def entries_changed(*, dataset: Dataset, entrant: Entrant | None, splits) -> Non
     for split in scored_splits(splits, has_public_part=dataset.challenge.has_public_part):
         interval_runs.request(dataset_id=dataset.pk, split=split)
     if entrant is None:
+        listing_changed(dataset=dataset, entrant=None)
         return
     with transaction.atomic():
         entrant.lock(dataset_id=dataset.pk)
         for split in ladder.LADDER_SPLITS:
             ladder.refresh(dataset=dataset, entrant=entrant, split=split)
         finals.refresh(dataset=dataset, entrant=entrant)
+        listing_changed(dataset=dataset, entrant=entrant)
+
+
+def listing_changed(*, dataset: Dataset, entrant: Entrant | None) -> None:
+    """The participant's listed entries or their scores changed (inside the transaction,
+    after the participant's lock): their best-per-participant rows follow, and the
+    dataset's generation moves on (its cached plots and fragments are out of date)."""
+    best.refresh(dataset=dataset, entrant=entrant)
+    generation.bump(dataset_id=dataset.pk)
 
 
 def entry_deleted(*, dataset_id: int, entrant: Entrant | None, splits) -> None:

@@ -163,6 +163,8 @@ def _take_entries(*, team: Team, user, challenge: Challenge) -> None:
     entrant = Entrant(team_id=team.pk, user_id=None)
     for dataset in challenge.datasets.filter(pk__in=datasets).select_related("challenge"):
         standings.entries_changed(dataset=dataset, entrant=entrant, splits=datasets[dataset.pk])
+        # The joiner's own best entries moved with them (their quota rows are locked).
+        standings.listing_changed(dataset=dataset, entrant=Entrant(team_id=None, user_id=user.pk))
 
 
 def clean_name(name: str) -> str:

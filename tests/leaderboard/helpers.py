@@ -7,6 +7,8 @@ import re
 from datetime import datetime, timedelta
 
 from challenge_site.challenges.services import current_phase
+from challenge_site.submissions import standings
+from challenge_site.submissions.entrants import Entrant
 from challenge_site.submissions.models import Score, Status, Submission
 from challenge_site.submissions.services import MARKS
 from tests.factories import VALIDATION
@@ -67,6 +69,9 @@ def add_entry(
         for split, scores in splits.items()
         for loss, value in scores.items()
     )
+    # As the pipeline's transaction does: the participant's best entries and the
+    # dataset's generation follow.
+    standings.listing_changed(dataset=dataset, entrant=Entrant.of(submission))
     return submission
 
 

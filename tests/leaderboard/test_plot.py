@@ -49,9 +49,9 @@ def test_regression_plot_is_nlpd_against_nmse(gaze, ada):
 def test_plot_is_cached_until_a_score_changes(catalysis, ada, django_assert_num_queries):
     add_entry(catalysis, user=ada, created=at(0), val=cls(0.3, 0.2))
     client = Client()
-    with django_assert_num_queries(3):  # dataset, version, the points
+    with django_assert_num_queries(2):  # dataset (its generation), the points
         first = client.get(PLOT)
-    with django_assert_num_queries(2):  # dataset, version: drawn from the cache
+    with django_assert_num_queries(1):  # dataset: drawn from the cache (same generation)
         again = client.get(PLOT)
     assert again.content == first.content and again["ETag"] == first["ETag"]
     assert client.get(PLOT, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304

@@ -1,0 +1,107 @@
+"""The dataset's generation moves on in every transaction that changes its listed scores,
+and the caches of plots and counts are keyed by it: a change is seen at once, by every
+web process sharing the cache (CACHE_URL: Redis)."""
+
+from pathlib import Path
+
+import time_machine
+from django.core.cache import cache
+from django.test import Client
+
+from challenge_site.leaderboard import generation, plots
+from challenge_site.submissions import moderation, services, withdrawal
+from challenge_site.submissions.models import Submission
+from challenge_site.teams import services as teams
+from datasets.models import Dataset
+from tests.factories import VALIDATION, make_user
+from tests.submissions.helpers import predictions
+
+from .helpers import add_entry, at, cls, reg
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+PLOT = "/challenges/demo/datasets/catalysis/leaderboard/plot.svg"
+
+
+def _generation(dataset) -> int:
+    return Dataset.objects.get(pk=dataset.pk).generation
+
+
+def test_every_change_to_listed_scores_moves_the_generation_on(
+    challenge, gaze, ada, submit_zip, score_baseline
+):
+    organiser = make_user("org", organiser_of=challenge)
+    bob = make_user("bob")
+    seen = [_generation(gaze)]
+
+    def moved() -> bool:
+        seen.append(_generation(gaze))
+        return seen[-1] > seen[-2]
+
+    with time_machine.travel(VALIDATION, tick=False):
+        score_baseline(gaze, now=VALIDATION)
+        assert moved()
+        entry = submit_zip(ada, challenge, predictions("gaze"), now=VALIDATION)
+        assert moved()
+        mine = submit_zip(bob, challenge, predictions("gaze", seed=2), now=VALIDATION)
+        assert moved()
+        moderation.hide(
+            submissions=Submission.objects.filter(pk=entry.pk),
+            reason="Dup.",
+            user=organiser,
+            now=VALIDATION,
+        )
+        assert moved()
+        moderation.restore(
+            submissions=Submission.objects.filter(pk=entry.pk), user=organiser, now=VALIDATION
+        )
+        assert moved()
+        services._claim(submission_id=entry.pk, force=True, task_id="t", now=None)
+        assert moved()  # off the boards while it is scored again
+        services.score_submission(submission_id=entry.pk, task_id="t")
+        assert moved()
+        withdrawal.withdraw(submission=Submission.objects.get(pk=mine.pk), now=VALIDATION)
+        assert moved()
+        team = teams.create(challenge=challenge, user=ada, name="Gaze", now=VALIDATION)
+        assert moved()
+        teams.join(team=team, user=bob, now=VALIDATION)
+        assert moved()
+
+
+def test_plot_and_counts_are_cached_per_generation(catalysis, ada):
+    add_entry(catalysis, created=at(-5), val=cls(0.5, 0.5), baseline=True)
+    add_entry(catalysis, user=ada, created=at(0), val=cls(0.3, 0.2))
+    client = Client()
+    first = client.get(PLOT)
+    catalysis.refresh_from_db()
+    key = generation.key(catalysis, "plot", "val", "nlp", "01l", catalysis.generation)
+    assert cache.get(key) == first.content.decode()
+    # Another process sharing the cache draws nothing: the same key, the same drawing.
+    cache.set(key, "<svg>drawn elsewhere</svg>")
+    assert client.get(PLOT).content == b"<svg>drawn elsewhere</svg>"
+    add_entry(catalysis, user=ada, created=at(1), val=cls(0.4, 0.25))
+    assert "entries (2)" in client.get(PLOT).content.decode()
+    assert plots.version(catalysis) == str(_generation(catalysis))
+
+
+def test_left_out_count_follows_the_generation(catalysis, ada):
+    base = add_entry(catalysis, created=at(-5), val=cls(0.5, 0.5), baseline=True)
+    add_entry(catalysis, user=ada, created=at(0), val=cls(float("inf"), 0.2))
+
+    def left_out():
+        dataset = Dataset.objects.get(pk=catalysis.pk)
+        return plots.left_out_count(
+            dataset, split="val", ranking="nlp", point="01l", baseline_id=base.pk
+        )
+
+    assert left_out() == 1
+    add_entry(catalysis, user=ada, created=at(1), val=cls(None, 0.2, lift=None, brier=None))
+    assert left_out() == 2
+
+
+def test_regression_plot_reads_generation_without_aggregates(gaze, ada, django_assert_num_queries):
+    add_entry(gaze, created=at(-5), val=reg(1.1, 1.0), baseline=True)
+    add_entry(gaze, user=ada, created=at(0), val=reg(0.3, 0.5))
+    client = Client()
+    client.get("/challenges/demo/datasets/gaze/leaderboard/plot.svg")
+    with django_assert_num_queries(1):  # the dataset row, with its generation
+        client.get("/challenges/demo/datasets/gaze/leaderboard/plot.svg")
