@@ -6,6 +6,9 @@ in a database of its own (``stack_<pid>_<random>``, created, migrated and droppe
 and an empty Redis database number, with every file (media, private, static, temporary
 files, logs) below one temporary folder.
 
+tests/stack/hoststack.py extends ``Stack`` (``prepare``/``launch``, ``launch_env`` and
+``launch_prefix`` per process) to run the web process and the workers on separate hosts.
+
 Every child runs in its own process group so that it can be stopped with its children;
 ``Stack.stop`` always stops them all and drops the database, whatever happened before.
 The machine's services are controlled with the commands of the machine's notes
@@ -198,6 +201,9 @@ class Stack:
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.broker_url = f"redis://{REDIS_HOST}:{REDIS_PORT}/{self.redis_db}"
         self.worker_name = f"stack-{secrets.token_hex(3)}@{socket.gethostname()}"
+        self.worker_names = [self.worker_name]  # every worker wait_worker_ready waits for
+        self.web_bind = f"127.0.0.1:{self.port}"
+        self.beat_schedule = self.root / "celerybeat-schedule"
         self.processes: dict[str, subprocess.Popen] = {}
         self.database_created = False
         self.env = {
@@ -213,6 +219,9 @@ class Stack:
             "SECURE_HSTS_SECONDS": "0",
             "DATABASE_URL": f"postgres://{PG_USER}@{PG_HOST}:{PG_PORT}/{self.db_name}",
             "CELERY_BROKER_URL": self.broker_url,
+            # The cache shared by gunicorn's processes (plots, counts, rate limits), in the
+            # broker's database: its keys (":1:…") never meet Celery's, and go with it.
+            "CACHE_URL": self.broker_url,
             "VAR_DIR": str(self.root / "var"),
             "MEDIA_ROOT": str(self.root / "media"),
             "PRIVATE_ROOT": str(self.root / "private"),
@@ -234,6 +243,16 @@ class Stack:
         start = secrets.randbelow(len(order))
         for db in order[start:] + order[:start]:
             client = redis_client(db)
+            # A claim left by a run that is gone with nothing else in the database (a Stack
+            # made, never started, its run killed or ended without Stack.stop): free again.
+            claimed = client.get("stack:claimed")
+            if (
+                claimed is not None
+                and client.dbsize() == 1
+                and claimed.isdigit()
+                and not _pid_alive(int(claimed))
+            ):
+                client.delete("stack:claimed")
             # Claimed with a key of its own, atomically: two stacks started at once (by
             # two test runs) never share a broker (the key goes with Stack.stop's flush).
             if client.dbsize() == 0 and client.set("stack:claimed", os.getpid(), nx=True):
@@ -250,27 +269,44 @@ class Stack:
         env.update(self.env)
         return env
 
+    def launch_env(self, name: str) -> dict[str, str]:
+        """The environment of the process ``name`` ("manage", "web", "worker", "beat", …);
+        one for all here, one per host in hoststack.HostsStack."""
+        return self.process_env()
+
+    def launch_prefix(self, name: str) -> list[str]:
+        """What the command of process ``name`` runs under (``ip netns exec`` for a host)."""
+        return []
+
     def start(self) -> Stack:
         """Database, migrations, static files, then gunicorn, the worker and beat, ready."""
         try:
-            postgres_ensure_running()
-            redis_ensure_running()
-            drop_stale_databases()
-            with contextlib.closing(pg_connect()) as connection, connection.cursor() as cursor:
-                cursor.execute(f'CREATE DATABASE "{self.db_name}"')
-            self.database_created = True
-            self.manage("migrate", "--noinput")
-            self.manage("collectstatic", "--noinput")
-            self.start_web()
-            self.start_worker()
-            if self.beat:
-                self.start_beat()
-            self.wait_web_ready()
-            self.wait_worker_ready()
+            self.prepare()
+            self.launch()
         except BaseException:
             self.stop()
             raise
         return self
+
+    def prepare(self) -> None:
+        """The machine's services up, the database created and migrated, static files."""
+        postgres_ensure_running()
+        redis_ensure_running()
+        drop_stale_databases()
+        with contextlib.closing(pg_connect()) as connection, connection.cursor() as cursor:
+            cursor.execute(f'CREATE DATABASE "{self.db_name}"')
+        self.database_created = True
+        self.manage("migrate", "--noinput")
+        self.manage("collectstatic", "--noinput")
+
+    def launch(self) -> None:
+        """gunicorn, the worker and beat started, and answering."""
+        self.start_web()
+        self.start_worker()
+        if self.beat:
+            self.start_beat()
+        self.wait_web_ready()
+        self.wait_worker_ready()
 
     def stop(self, *, keep_logs_in: Path | None = None) -> None:
         """Stop every process, drop the database, empty the Redis database, remove the files."""
@@ -307,9 +343,9 @@ class Stack:
     def manage(self, *args: str, timeout: float = 300) -> str:
         """Run ``manage.py`` with the stack's settings; its output, or StackError."""
         result = subprocess.run(
-            [sys.executable, "manage.py", *args],
+            [*self.launch_prefix("manage"), sys.executable, "manage.py", *args],
             cwd=REPO,
-            env=self.process_env(),
+            env=self.launch_env("manage"),
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -331,9 +367,9 @@ class Stack:
             log.write(f"\n=== {time.strftime('%H:%M:%S')} starting {name}\n".encode())
             log.flush()
             process = subprocess.Popen(
-                command,
+                [*self.launch_prefix(name), *command],
                 cwd=REPO,
-                env=self.process_env(),
+                env=self.launch_env(name),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -351,7 +387,7 @@ class Stack:
                 "gunicorn",
                 "challenge_site.wsgi",
                 "--bind",
-                f"127.0.0.1:{self.port}",
+                self.web_bind,
                 "--workers",
                 str(self.web_workers),
                 "--timeout",
@@ -363,9 +399,9 @@ class Stack:
             ],
         )
 
-    def start_worker(self) -> subprocess.Popen:
+    def start_worker(self, name: str = "worker", hostname: str | None = None) -> subprocess.Popen:
         return self._spawn(
-            "worker",
+            name,
             [
                 sys.executable,
                 "-m",
@@ -375,7 +411,7 @@ class Stack:
                 "worker",
                 "--loglevel=INFO",
                 f"--concurrency={self.worker_concurrency}",
-                f"--hostname={self.worker_name}",
+                f"--hostname={hostname or self.worker_name}",
                 "--without-gossip",
                 "--without-mingle",
             ],
@@ -393,7 +429,7 @@ class Stack:
                 "beat",
                 "--loglevel=INFO",
                 "--schedule",
-                str(self.root / "celerybeat-schedule"),
+                str(self.beat_schedule),
             ],
         )
 
@@ -412,9 +448,9 @@ class Stack:
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=10)
 
-    def kill_worker(self) -> None:
+    def kill_worker(self, name: str = "worker") -> None:
         """SIGKILL to the whole worker (main process and pool children), no clean-up at all."""
-        process = self.processes.pop("worker")
+        process = self.processes.pop(name)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
         wait_until(
@@ -456,24 +492,29 @@ class Stack:
 
         wait_until(ready, timeout=timeout, interval=0.2, what="gunicorn to answer /healthz")
 
-    def worker_answers(self) -> bool:
+    def worker_answers(self, names: list[str] | None = None) -> bool:
+        """Whether every worker of ``names`` (default: the stack's) answers a ping."""
         from celery import Celery
 
-        app = Celery(broker=self.broker_url)
+        names = names or self.worker_names
+        app = Celery(broker=self.broker_url, set_as_current=False)
+        # Celery prefers CELERY_BROKER_URL of this process's environment (another stack's,
+        # in the suite) to the broker given above, but not to these two.
+        app.conf.broker_read_url = app.conf.broker_write_url = self.broker_url
         try:
-            replies = app.control.ping(destination=[self.worker_name], timeout=1.0)
+            replies = app.control.ping(destination=names, timeout=1.0)
         except Exception:  # the broker is not reachable yet
             return False
         finally:
             app.close()
-        return any(self.worker_name in reply for reply in replies)
+        return set(names) <= {name for reply in replies for name in reply}
 
     def wait_worker_ready(self, timeout: float = 90) -> None:
         def ready():
             self.check_alive()
             return self.worker_answers()
 
-        wait_until(ready, timeout=timeout, interval=0.5, what="the Celery worker to answer a ping")
+        wait_until(ready, timeout=timeout, interval=0.5, what="the Celery workers to answer a ping")
 
     # --- in this process ----------------------------------------------------------------
 
