@@ -14,12 +14,16 @@ import time
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import AuthenticationError, AuthorizationError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 logger = logging.getLogger(__name__)
 
 UNREACHABLE = (RedisConnectionError, RedisTimeoutError)
+# Subclasses of ConnectionError in redis-py, but a wrong password or ACL is a mistake in
+# the settings, not an outage: absorbed, it would switch the rate limits off unseen.
+MISCONFIGURED = (AuthenticationError, AuthorizationError)
 # One warning per process and this many seconds, not one per request.
 WARNING_INTERVAL = 60.0
 _last_warning = 0.0
@@ -27,6 +31,8 @@ _last_warning = 0.0
 
 def _unreachable(operation: str, error: Exception) -> None:
     global _last_warning
+    if isinstance(error, MISCONFIGURED):
+        raise error
     now = time.monotonic()
     if now - _last_warning >= WARNING_INTERVAL:
         _last_warning = now

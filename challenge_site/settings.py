@@ -445,7 +445,10 @@ def env_rate(name, default):
 # unset, each process keeps its own in memory.
 CACHE_URL = env_str("CACHE_URL")
 if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
-    raise ImproperlyConfigured(f"CACHE_URL must be a redis:// URL; got {CACHE_URL!r}")
+    # Only the scheme: the rest may hold a password, and this message goes to the logs.
+    raise ImproperlyConfigured(
+        f"CACHE_URL must be a redis:// URL; got one starting {CACHE_URL.split(':', 1)[0]!r}"
+    )
 # Redis down: reads miss and writes are dropped (challenge_site/cache.py), after at most
 # a second's wait, so an outage slows pages instead of breaking them.
 CACHES = {

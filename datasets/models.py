@@ -116,6 +116,24 @@ class Dataset(models.Model):
     def __str__(self):
         return f"{self.challenge.slug}/{self.name}"
 
+    def save(self, *args, **kwargs):
+        # A full save of a row loaded earlier (the admin, an import) must not write back
+        # an old generation: that would undo bumps made meanwhile, and the next bumps
+        # would reuse numbers whose cached plots describe an older state. Only
+        # generation.bump writes it once the row exists.
+        if (
+            self.pk is not None
+            and not self._state.adding
+            and not kwargs.get("force_insert")
+            and kwargs.get("update_fields") is None
+        ):
+            kwargs["update_fields"] = [
+                field.name
+                for field in self._meta.concrete_fields
+                if not field.primary_key and field.name != "generation"
+            ]
+        super().save(*args, **kwargs)
+
     @property
     def log_base_label(self) -> str:
         return "e" if math.isclose(self.log_base, math.e) else f"{self.log_base:g}"

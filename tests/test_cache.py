@@ -44,9 +44,11 @@ def test_cache_url_selects_the_shared_redis_cache(tmp_path):
 
 
 def test_a_cache_url_that_is_not_redis_stops_start_up(tmp_path):
-    result = _run(["manage.py", "check"], {"CACHE_URL": "memcached://cache:11211"}, tmp_path)
+    url = "memcached://admin:s3cret@cache:11211"
+    result = _run(["manage.py", "check"], {"CACHE_URL": url}, tmp_path)
     assert result.returncode != 0
-    assert "CACHE_URL must be a redis:// URL; got 'memcached://cache:11211'" in result.stderr
+    assert "CACHE_URL must be a redis:// URL; got one starting 'memcached'" in result.stderr
+    assert "s3cret" not in result.stderr  # the start-up log never shows the password
 
 
 def test_values_are_shared_between_two_clients_of_one_redis():
@@ -115,3 +117,11 @@ def test_pages_stay_up_while_the_shared_cache_is_down(client, settings, db):
     assert client.get("/").status_code == 200
     response = client.post("/accounts/login/", {"username": "nobody", "password": "wrong"})
     assert response.status_code == 200
+
+
+def test_a_wrong_password_is_not_taken_for_an_outage():
+    """A mistake in CACHE_URL's credentials must show, not switch the cache and the rate
+    limits off behind a warning a minute."""
+    wrong = _cache("redis://nobody:not-the-password@127.0.0.1:6379/4")
+    with pytest.raises(redis.exceptions.AuthenticationError):
+        wrong.get("plot")

@@ -82,6 +82,8 @@ def refresh(*, dataset: Dataset, entrant: Entrant) -> None:
 
 
 def refresh_dataset(*, dataset: Dataset) -> None:
+    """Every participant's final entries (K or the ranking loss changed), and the kept
+    best-per-participant rows of the final boards with them."""
     pairs = (
         Submission.objects.filter(dataset=dataset, is_baseline=False)
         .values_list("team_id", "user_id")
@@ -89,6 +91,20 @@ def refresh_dataset(*, dataset: Dataset) -> None:
     )
     for entrant in {of_rows(pair) for pair in pairs}:
         refresh(dataset=dataset, entrant=entrant)
+        _final_boards_follow(dataset=dataset, entrant=entrant, bump=False)
+    _final_boards_follow(dataset=dataset, entrant=None, bump=True)
+
+
+def _final_boards_follow(*, dataset: Dataset, entrant: Entrant | None, bump: bool) -> None:
+    """After ``refresh`` outside standings.entries_changed: the final boards' kept best
+    rows (leaderboard.BestEntry, final=True) follow ``in_final_ranking``, and the
+    dataset's cached plots and counts go stale. ``entrant`` None: only the bump."""
+    from challenge_site.leaderboard import best, generation  # it imports this app
+
+    if entrant is not None:
+        best.refresh(dataset=dataset, entrant=entrant)
+    if bump:
+        generation.bump(dataset_id=dataset.pk)
 
 
 # --- The participant's choice ---------------------------------------------------------
@@ -149,3 +165,4 @@ def choose(*, submission: Submission, final: bool, now: datetime) -> None:
         submission.final = final
         submission.save(update_fields=["final"])
         refresh(dataset=dataset, entrant=entrant)
+        _final_boards_follow(dataset=dataset, entrant=entrant, bump=True)

@@ -71,7 +71,8 @@ def entries_changed(*, dataset: Dataset, entrant: Entrant | None, splits) -> Non
     for split in scored_splits(splits, has_public_part=dataset.challenge.has_public_part):
         interval_runs.request(dataset_id=dataset.pk, split=split)
     if entrant is None:
-        listing_changed(dataset=dataset, entrant=None)
+        with transaction.atomic():  # the baseline's rows: deleted and written as one
+            listing_changed(dataset=dataset, entrant=None)
         return
     with transaction.atomic():
         entrant.lock(dataset_id=dataset.pk)

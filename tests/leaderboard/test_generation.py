@@ -105,3 +105,18 @@ def test_regression_plot_reads_generation_without_aggregates(gaze, ada, django_a
     client.get("/challenges/demo/datasets/gaze/leaderboard/plot.svg")
     with django_assert_num_queries(1):  # the dataset row, with its generation
         client.get("/challenges/demo/datasets/gaze/leaderboard/plot.svg")
+
+
+def test_a_full_save_of_an_old_copy_keeps_the_generation(gaze, ada):
+    """The admin and the importer save a Dataset they loaded earlier: the bumps made in
+    between stay, so no cache key is ever used for two states."""
+    from datasets.models import Dataset
+
+    stale = Dataset.objects.get(pk=gaze.pk)
+    add_entry(gaze, user=ada, created=at(0), val=reg(0.3, 0.5))
+    bumped = Dataset.objects.get(pk=gaze.pk).generation
+    assert bumped > stale.generation
+    stale.description = "edited in the admin"
+    stale.save()
+    fresh = Dataset.objects.get(pk=gaze.pk)
+    assert (fresh.generation, fresh.description) == (bumped, "edited in the admin")

@@ -214,3 +214,49 @@ def test_a_moderated_final_entry_frees_its_place_and_can_be_unmarked(
     _post(f"/submissions/{entries[0].pk}/final/", {"final": "0"}, user=participant)
     entries[0].refresh_from_db()
     assert entries[0].final is False
+
+
+def _kept_and_recomputed(dataset):
+    from challenge_site.leaderboard import best
+    from challenge_site.leaderboard.models import BestEntry
+
+    def fields(row):
+        return (row.split, row.loss, row.final, row.participant, row.submission_id, row.value)
+
+    kept = sorted(fields(row) for row in BestEntry.objects.filter(dataset=dataset))
+    return kept, sorted(fields(row) for row in best.recompute(dataset))
+
+
+def test_a_choice_moves_the_published_ranking_and_the_kept_best_rows(beta, participant, submit_zip):
+    """The final boards read the kept best-per-participant table: a choice made in the
+    test phase must reach it, or the published ranking shows the default entries."""
+    entries = [_upload(submit_zip, participant, beta, seed) for seed in range(3)]
+    private = {
+        s.pk: Score.objects.get(submission=s, split="private", loss="nlp").value for s in entries
+    }
+    chosen = max(entries, key=lambda s: (private[s.pk], s.pk))  # the worst privately
+    generation = type(beta).objects.get(pk=beta.pk).generation
+    assert _post(f"/submissions/{chosen.pk}/final/", {"final": "1"}, user=participant).status_code
+    assert _counted(participant, beta) == {chosen.pk}
+    kept, recomputed = _kept_and_recomputed(beta)
+    assert kept == recomputed
+    assert type(beta).objects.get(pk=beta.pk).generation > generation  # cached plots stale
+    _publish(beta.challenge)
+    with time_machine.travel(AFTER, tick=False):
+        data = Client().get("/api/v1/challenges/demo/datasets/beta/leaderboard/?split=private")
+    ranked = [row["submission"] for row in data.json()["results"] if row["rank"] is not None]
+    assert [pk for pk in ranked if pk in private] == [chosen.pk]
+
+
+def test_a_new_k_reaches_the_kept_best_rows(beta, participant, submit_zip):
+    grace = make_user("grace")
+    for user, seeds in ((participant, range(4)), (grace, range(10, 14))):
+        for seed in seeds:
+            _upload(submit_zip, user, beta, seed)
+    before = _counted(participant, beta) | _counted(grace, beta)
+    beta.challenge.final_entries = 1
+    beta.challenge.save()
+    finals.refresh_dataset(dataset=beta)
+    assert _counted(participant, beta) | _counted(grace, beta) < before
+    kept, recomputed = _kept_and_recomputed(beta)
+    assert kept == recomputed
