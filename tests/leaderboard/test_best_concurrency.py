@@ -2,8 +2,6 @@
 team whose members upload at once) are scored, rescored and withdrawn at the same moment
 (PostgreSQL: real row locks; each change takes the participant's lock first)."""
 
-import threading
-
 import pytest
 import time_machine
 from django.db import connection
@@ -13,6 +11,7 @@ from rest_framework.test import APIClient
 from challenge_site.submissions import services, withdrawal
 from challenge_site.submissions.models import Status, Submission
 from challenge_site.teams import services as teams
+from tests.concurrency import run_at_once
 from tests.factories import VALIDATION, make_challenge, make_dataset, make_user, make_zip
 from tests.submissions.helpers import gaussian_lines, upload_file
 
@@ -27,24 +26,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def _at_once(jobs) -> list[BaseException]:
-    barrier = threading.Barrier(len(jobs))
-    failures: list[BaseException] = []
-
-    def run(job) -> None:
-        try:
-            barrier.wait(timeout=30)
-            job()
-        except BaseException as error:  # reported in the test's thread
-            failures.append(error)
-        finally:
-            connection.close()  # each thread had its own connection
-
-    threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=180)
-    return failures
+    return run_at_once(jobs, join_timeout=180)
 
 
 @pytest.mark.django_db(transaction=True)

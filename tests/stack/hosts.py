@@ -25,7 +25,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from .harness import REPO, free_port, wait_until
+from .harness import REPO, _pid_alive, free_port, wait_until
 
 PREFIX = "chstack-"
 SUBNET = "10.213"
@@ -33,16 +33,6 @@ SUBNET = "10.213"
 
 def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     return subprocess.run(["ip", *args], check=check, capture_output=True, text=True, timeout=30)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def namespace_names() -> list[str]:

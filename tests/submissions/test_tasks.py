@@ -246,11 +246,23 @@ def test_database_gone_while_reading_targets_is_not_a_failure(gaze, participant,
     assert Submission.objects.get(pk=submission.pk).status == Status.RUNNING
 
 
-def test_task_retries_shortly_when_the_database_went_away(gaze, participant, monkeypatch):
-    from celery.exceptions import Retry
+def _database_gone():
     from django.db import OperationalError as DatabaseOperationalError
 
-    error = DatabaseOperationalError("server closed the connection unexpectedly")
+    return DatabaseOperationalError("server closed the connection unexpectedly")
+
+
+def _object_store_gone():
+    from botocore.exceptions import ReadTimeoutError
+
+    return ReadTimeoutError(endpoint_url="http://s3.internal:8333/site-private/x.zip")
+
+
+@pytest.mark.parametrize("went_away", [_database_gone, _object_store_gone])
+def test_task_retries_shortly_when_a_service_went_away(went_away, gaze, participant, monkeypatch):
+    from celery.exceptions import Retry
+
+    error = went_away()
 
     def gone(**kwargs):
         raise error
@@ -541,31 +553,3 @@ def test_object_store_gone_while_reading_is_an_interruption_not_a_failure(
     monkeypatch.undo()
     again = score_submission(submission_id=submission.pk, task_id="the-task")
     assert (again.status, again.attempts) == (Status.SCORED, 2)
-
-
-def test_task_retries_shortly_when_the_object_store_went_away(gaze, participant, monkeypatch):
-    from botocore.exceptions import ReadTimeoutError
-    from celery.exceptions import Retry
-
-    error = ReadTimeoutError(endpoint_url="http://s3.internal:8333/site-private/x.zip")
-
-    def gone(**kwargs):
-        raise error
-
-    retries = []
-
-    def retry(**kwargs):
-        retries.append(kwargs)
-        return Retry()
-
-    monkeypatch.setattr(tasks.services, "score_submission", gone)
-    monkeypatch.setattr(tasks.score_submission, "retry", retry)
-    with pytest.raises(Retry):
-        tasks.score_submission.run(submission_id=1)
-    assert retries == [
-        {
-            "exc": error,
-            "countdown": tasks.DATABASE_RETRY_DELAY,
-            "max_retries": tasks.DATABASE_RETRIES,
-        }
-    ]

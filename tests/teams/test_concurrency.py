@@ -1,7 +1,6 @@
 """A team's limit holds when its members upload at the same moment, and while one of
 them joins (PostgreSQL: real row locks)."""
 
-import threading
 from collections import Counter
 
 import pytest
@@ -12,6 +11,7 @@ from rest_framework.test import APIClient
 
 from challenge_site.submissions.models import Submission
 from challenge_site.teams import services
+from tests.concurrency import run_at_once
 from tests.factories import VALIDATION, make_challenge, make_dataset, make_user, make_zip
 from tests.submissions.helpers import predictions, upload_file
 
@@ -26,24 +26,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def _run_at_once(jobs) -> list[BaseException]:
-    barrier = threading.Barrier(len(jobs))
-    failures: list[BaseException] = []
-
-    def run(job) -> None:
-        try:
-            barrier.wait(timeout=30)
-            job()
-        except BaseException as error:  # reported in the test's thread
-            failures.append(error)
-        finally:
-            connection.close()  # each thread had its own connection
-
-    threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    return failures
+    return run_at_once(jobs, join_timeout=120)
 
 
 @pytest.mark.django_db(transaction=True)
