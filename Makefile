@@ -1,5 +1,6 @@
 # make run  — install, migrate, generate and import the demo challenges, serve on 127.0.0.1:8000
-# make test — install (with test tools), run the whole test suite and ruff
+# make test — install (with test tools), run the whole test suite, ruff and the import
+#   contracts (import-linter: the apps in layers, no cycles)
 # make test-stack — gunicorn, a Celery worker and beat on the PostgreSQL (127.0.0.1:5432) and
 #   Redis (127.0.0.1:6379) of this machine, in a fresh database: end-to-end tests over HTTP,
 #   browser journeys (Debian's /usr/bin/chromium), faults and load, and web and workers on
@@ -54,6 +55,7 @@ run: demo
 test: install-test
 	$(BIN)/python -m pytest
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 
 # Without pytest-django (the tests talk to the stack's own database) and without
 # tests/conftest.py, which keeps tests/stack out of `make test`.

@@ -8,6 +8,9 @@ No URL, parameter, header or cookie of the site ever needs one.
 from django.http import HttpResponseBadRequest
 
 NUL = "\x00"
+# The session key of the challenges an organiser looks at as a participant would
+# (challenges.preview sets it; challenges.policy.previewing reads what this puts on the user).
+PREVIEW_SESSION_KEY = "participant_preview"
 
 
 def _has_nul(request) -> bool:
@@ -35,14 +38,13 @@ class RejectNulBytesMiddleware:
 
 class ParticipantPreviewMiddleware:
     """Hands the policy the challenges an organiser chose to look at as a participant
-    (``policy.previewing``): kept in the session, put on the user for the request."""
+    (``challenges.policy.previewing``): kept in the session, put on the user for the
+    request."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        from challenge_site.policy import PREVIEW_SESSION_KEY
-
         session = getattr(request, "session", None)
         ids = session.get(PREVIEW_SESSION_KEY) if session is not None else None
         if ids and request.user.is_authenticated:

@@ -215,6 +215,7 @@ INSTALLED_APPS = [
     "axes",
     "csp",
     "challenge_site.accounts",
+    "challenge_site.mailing",
     "challenge_site.challenges",
     "challenge_site.teams",
     "datasets",
@@ -222,6 +223,7 @@ INSTALLED_APPS = [
     "challenge_site.leaderboard",
     "challenge_site.announcements",
     "challenge_site.notifications",
+    "challenge_site.console",
 ]
 
 MIDDLEWARE = [

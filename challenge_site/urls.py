@@ -9,6 +9,7 @@ admin.site.site_header = admin.site.site_title = "Challenge administration"
 
 urlpatterns = [
     path("", include("challenge_site.challenges.urls")),
+    path("api/v1/challenges/", include("datasets.api_urls")),
     path("", include("challenge_site.submissions.urls")),
     path("", include("challenge_site.teams.urls")),
     path("", include("challenge_site.leaderboard.urls")),

@@ -1,16 +1,17 @@
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from challenge_site import policy
-from challenge_site.challenges.admin_ranking import DatasetRankingForm, ranking_loss_changed
+import scoring
+from challenge_site.challenges import policy
 from challenge_site.challenges.admin_scope import (
     ChallengeScopedAdmin,
     OrganisedChallengeFilter,
     ScopedInlineMixin,
 )
 
+from .forms import DatasetRankingForm
 from .models import Dataset, DatasetFile, Kind
-from .services import delete_file, save_files
+from .services import delete_file, ranking_loss_changed, save_files
 
 
 class DatasetFileInline(ScopedInlineMixin, admin.TabularInline):
@@ -58,26 +59,22 @@ class DatasetAdmin(ChallengeScopedAdmin):
     search_fields = ("name", "challenge__slug", "challenge__title")
     readonly_fields = ("input_dim", "n_train", "n_val", "n_test")
     inlines = [DatasetFileInline]
-    REGRESSION_OPTIONS = ("allow_samples", "min_quantile_gap", "nmse_normaliser")
 
     def get_fieldsets(self, request, obj=None):
-        """The options of the dataset's task only: a classification dataset has no
-        samples option, quantile gap or nMSE normaliser. (A new dataset shows them, for
-        a regression task, until its task is saved.)"""
+        """The settings of the dataset's task only (its TaskSpec.settings): a
+        classification dataset has no samples option, quantile gap or nMSE normaliser.
+        (A new dataset shows every task's, a section each, until its task is saved.)"""
         fieldsets = [
             (None, {"fields": ("challenge", "name", "task", "description", "position")}),
             ("Scoring", {"fields": ("log_base", "ranking_loss")}),
         ]
-        if obj is None or obj.task == "regression":
-            fieldsets.append(
-                (
-                    "Regression options",
-                    {
-                        "fields": self.REGRESSION_OPTIONS,
-                        "description": "Only for regression datasets." if obj is None else "",
-                    },
-                )
-            )
+        shown = set()
+        for spec in scoring.TASKS.values() if obj is None else [obj.task_spec]:
+            fields = tuple(name for name in spec.settings if name not in shown)
+            shown.update(fields)
+            if fields:
+                only = f"Only for {spec.label.lower()} datasets." if obj is None else ""
+                fieldsets.append((f"{spec.label} options", {"fields": fields, "description": only}))
         fieldsets.append(
             ("Files", {"fields": ("upload", "input_dim", "n_train", "n_val", "n_test")})
         )
@@ -91,7 +88,7 @@ class DatasetAdmin(ChallengeScopedAdmin):
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
         if change and "ranking_loss" in form.changed_data:
-            ranking_loss_changed(obj)  # the Ladder's shown scores and the final entries
+            ranking_loss_changed(dataset=obj)  # the Ladder's shown scores, the final entries
         store_uploads(self, request, obj, form.checked_files, via="dataset admin")
 
     def save_formset(self, request, form, formset, change):

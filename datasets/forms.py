@@ -2,6 +2,10 @@ import math
 
 from django import forms
 
+from challenge_site.challenges.admin_ranking import ladder_refusal
+from challenge_site.challenges.models import Feedback
+from scoring.tasks import all_settings
+
 from .models import Dataset
 from .services import DatasetFilesError, check_files, check_ranking_loss, check_stored_targets
 
@@ -67,9 +71,7 @@ class DatasetForm(forms.ModelForm):
             "description",
             "position",
             "log_base",
-            "allow_samples",
-            "min_quantile_gap",
-            "nmse_normaliser",
+            *all_settings(),  # each task's own (scoring.tasks: TaskSpec.settings)
             "ranking_loss",
         ]
 
@@ -114,4 +116,29 @@ class DatasetUploadForm(DatasetForm):
                 )
             except DatasetFilesError as error:
                 self.add_error("upload", error.problems)
+        return cleaned
+
+
+class DatasetRankingForm(DatasetUploadForm):
+    """The dataset form of the admin (its page and the challenge's inline): a new dataset
+    or a changed ranking loss must suit the challenge's feedback."""
+
+    def clean(self):
+        cleaned = super().clean()
+        challenge, task = cleaned.get("challenge"), cleaned.get("task")
+        changed = self.instance.pk is None or {"task", "ranking_loss"} & set(self.changed_data)
+        if (
+            challenge is not None
+            and task
+            and changed
+            and challenge.feedback == Feedback.LADDER
+            and "ranking_loss" not in self.errors
+        ):
+            message = ladder_refusal(
+                name=cleaned.get("name") or self.instance.name,
+                task=task,
+                ranking_loss=cleaned.get("ranking_loss", ""),
+            )
+            if message:
+                self.add_error("ranking_loss", message)
         return cleaned

@@ -11,12 +11,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from challenge_site.challenges.admin_ranking import ladder_refusal
-from challenge_site.challenges.models import Audit, Challenge, Feedback, format_utc
+from challenge_site.challenges.models import Challenge, Feedback, format_utc
+from challenge_site.challenges.services import (
+    check_publication,
+    options_changed,
+    publish_results,
+    withdraw_results,
+)
 
 from .models import Dataset
 from .services import (
@@ -129,12 +135,39 @@ def _model_problems(instance, where: str, exclude: list[str]) -> list[str]:
     try:
         instance.full_clean(exclude=exclude)
     except ValidationError as error:
-        return [
-            f"{where}: " + (f"key {name!r}: " if name != "__all__" else "") + message
-            for name, messages in error.message_dict.items()
-            for message in messages
-        ]
+        return _in_words(error.message_dict, where)
     return []
+
+
+def _in_words(errors: dict[str, list[str]], where: str) -> list[str]:
+    return [
+        f"{where}: " + (f"key {name!r}: " if name != NON_FIELD_ERRORS else "") + message
+        for name, messages in errors.items()
+        for message in messages
+    ]
+
+
+def _challenge_problems(challenge: Challenge, where: str, *, now: datetime) -> list[str]:
+    """full_clean's problems and the publication rule's (services.check_publication at
+    the import's ``now``), in full_clean's order: the fields', the rule's, then the unique
+    and constraint checks, which skip a field already found wrong."""
+    errors: dict[str, list[str]] = {}
+    exclude = ["feedback"]
+    try:
+        challenge.full_clean(exclude=exclude, validate_unique=False, validate_constraints=False)
+    except ValidationError as error:
+        errors = error.update_error_dict(errors)
+    if challenge.deadline is not None:
+        try:
+            check_publication(challenge=challenge, now=now)
+        except ValidationError as error:
+            errors = error.update_error_dict(errors)
+    exclude += [name for name in errors if name != NON_FIELD_ERRORS]
+    try:
+        challenge.full_clean(exclude=exclude)
+    except ValidationError as error:
+        errors = error.update_error_dict(errors)
+    return _in_words(ValidationError(errors).message_dict, where) if errors else []
 
 
 @dataclass
@@ -218,21 +251,14 @@ def _option_problems(challenge: Challenge, values: dict, where: str, *, now) -> 
 
 def _options_changed(challenge: Challenge, fraction: float, final_entries: int) -> list[str]:
     """Inside the import's transaction: a new public part rescores the challenge's entries
-    (baselines included); a new number of final entries recomputes those that count."""
-    from challenge_site.submissions import finals
-    from challenge_site.submissions.models import FINAL, Submission
-    from challenge_site.submissions.services import rescore
-
-    summary = []
+    (baselines included); a new number of final entries recomputes those that count
+    (challenges.services.options_changed, as the admin does)."""
+    count = options_changed(
+        challenge=challenge, public_fraction_before=fraction, final_entries_before=final_entries
+    )
     if challenge.test_public_fraction != fraction:
-        count = rescore(
-            submissions=Submission.objects.filter(dataset__challenge=challenge, status__in=FINAL)
-        )
-        summary.append(f"  public part changed: {count} entries queued to be scored again")
-    if challenge.final_entries != final_entries or challenge.test_public_fraction != fraction:
-        for dataset in challenge.datasets.all():
-            finals.refresh_dataset(dataset=dataset)
-    return summary
+        return [f"  public part changed: {count} entries queued to be scored again"]
+    return []
 
 
 def read_config(folder: Path) -> dict:
@@ -269,8 +295,8 @@ def import_challenge(folder: Path, *, now: datetime | None = None) -> list[str]:
     problems = _option_problems(challenge, values, where, now=now)
     for key, value in values.items():
         setattr(challenge, key, value)
-    # Refuses results_published = true before the deadline (Challenge.clean).
-    problems += _model_problems(challenge, where, exclude=["feedback"])
+    # Refuses results_published = true before the deadline.
+    problems += _challenge_problems(challenge, where, now=now)
 
     tables = config.get("datasets")
     if not isinstance(tables, dict) or not tables:
@@ -295,13 +321,15 @@ def import_challenge(folder: Path, *, now: datetime | None = None) -> list[str]:
         raise ImportProblems(problems)
 
     summary = [f"{'Created' if created else 'Updated'} challenge {challenge.slug!r}"]
-    audit = Audit(user=None, via=VIA, at=now)
     publish = challenge.results_published and not was_published
+    withdraw = was_published and not challenge.results_published
     with transaction.atomic():
-        # Files change before a publication of the same import: the results published
-        # are those of the new targets, not a revision of them.
-        challenge.results_published = was_published and challenge.results_published
-        challenge.save(audit=audit)
+        # Files change before a publication of the same import (the results published
+        # are those of the new targets, not a revision of them), after a withdrawal.
+        challenge.results_published = was_published
+        challenge.save()
+        if withdraw:
+            withdraw_results(challenge=challenge, user=None, now=now, via=VIA)
         for position, plan in enumerate(plans):
             plan.dataset.challenge = challenge
             plan.dataset.position = position
@@ -310,10 +338,9 @@ def import_challenge(folder: Path, *, now: datetime | None = None) -> list[str]:
             names = ", ".join(c.filename for c in changed) or "no file changed"
             summary.append(f"  dataset {plan.dataset.name}: {names}")
         if publish:
-            challenge.results_published = True
-            challenge.save(update_fields=["results_published", "updated"], audit=audit)
+            publish_results(challenge=challenge, user=None, now=now, via=VIA)
             summary.append("  results published")
-        elif was_published and not challenge.results_published:
+        elif withdraw:
             summary.append("  results withdrawn")
         if not created:
             summary += _options_changed(challenge, *before)

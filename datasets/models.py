@@ -2,10 +2,11 @@ import math
 
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 import scoring
 from challenge_site.challenges.models import Challenge
+from challenge_site.challenges.splits import TEST_PARTS, Kind, ScoredSplit, Split  # noqa: F401 - the fields' choices, named here by their users too
 
 DATASET_NAME_VALIDATOR = RegexValidator(
     r"^[a-z][a-z0-9-]*\Z",
@@ -13,9 +14,12 @@ DATASET_NAME_VALIDATOR = RegexValidator(
 )
 
 
-class Task(models.TextChoices):
-    CLASSIFICATION = "classification", "Classification"
-    REGRESSION = "regression", "Regression"
+# The tasks of scoring's registry (scoring.tasks), in its order: what a dataset stores.
+Task = models.TextChoices(
+    "Task",
+    [(str(spec.name).upper(), (str(spec.name), spec.label)) for spec in scoring.TASKS.values()],
+    module=__name__,
+)
 
 
 class NmseNormaliser(models.TextChoices):
@@ -23,35 +27,27 @@ class NmseNormaliser(models.TextChoices):
     TRAINING = "training", "Variance of the training targets"
 
 
-class Split(models.TextChoices):
-    TRAIN = "train", "Training"
-    VAL = "val", "Validation"
-    TEST = "test", "Test"
-
-
-class ScoredSplit(models.TextChoices):
-    """What a score is computed on: a split, or one of the test split's two parts when the
-    challenge has a public part (Challenge.test_public_fraction)."""
-
-    TRAIN = "train", "Training"
-    VAL = "val", "Validation"
-    TEST = "test", "Test"
-    PUBLIC = "public", "Test, public part"
-    PRIVATE = "private", "Test, private part"
-
-
-# The test split's parts, scored beside the whole test split.
-TEST_PARTS = (ScoredSplit.PUBLIC, ScoredSplit.PRIVATE)
-
-
-class Kind(models.TextChoices):
-    INPUTS = "inputs", "Inputs"
-    TARGETS = "targets", "Targets"
-
-
 class StorageAlias(models.TextChoices):
     DEFAULT = "default", "Default storage"
     PRIVATE = "private", "Private storage (never URL-served)"
+
+
+class GenerationField(models.PositiveBigIntegerField):
+    """A counter that only ``F() + 1`` UPDATEs move (leaderboard.generation.bump): a save
+    writes it when the row is inserted, and leaves the stored value on every UPDATE
+    (``SET generation = generation``). A full save of a row loaded earlier (the admin, an
+    import) thus cannot write back an old generation, which would undo bumps made
+    meanwhile and let the next bumps reuse numbers whose cached plots describe an older
+    state; and no caller's ``update_fields`` needs rewriting."""
+
+    def pre_save(self, model_instance, add):
+        value = super().pre_save(model_instance, add)
+        return value if add else F(self.attname)
+
+    def deconstruct(self):
+        # The column is a plain positive bigint: migrations need not know this class.
+        name, _path, args, kwargs = super().deconstruct()
+        return name, "django.db.models.PositiveBigIntegerField", args, kwargs
 
 
 class Dataset(models.Model):
@@ -94,7 +90,7 @@ class Dataset(models.Model):
     # Bumped (F() + 1, in the same transaction) whenever the dataset's listed scores may
     # change: caches of its plots and leaderboard fragments carry it in their keys
     # (challenge_site.leaderboard.generation), so invalidating them costs one UPDATE.
-    generation = models.PositiveBigIntegerField(default=0, editable=False)
+    generation = GenerationField(default=0, editable=False)
 
     class Meta:
         ordering = ["position", "name"]
@@ -116,24 +112,6 @@ class Dataset(models.Model):
     def __str__(self):
         return f"{self.challenge.slug}/{self.name}"
 
-    def save(self, *args, **kwargs):
-        # A full save of a row loaded earlier (the admin, an import) must not write back
-        # an old generation: that would undo bumps made meanwhile, and the next bumps
-        # would reuse numbers whose cached plots describe an older state. Only
-        # generation.bump writes it once the row exists.
-        if (
-            self.pk is not None
-            and not self._state.adding
-            and not kwargs.get("force_insert")
-            and kwargs.get("update_fields") is None
-        ):
-            kwargs["update_fields"] = [
-                field.name
-                for field in self._meta.concrete_fields
-                if not field.primary_key and field.name != "generation"
-            ]
-        super().save(*args, **kwargs)
-
     @property
     def log_base_label(self) -> str:
         return "e" if math.isclose(self.log_base, math.e) else f"{self.log_base:g}"
@@ -141,6 +119,26 @@ class Dataset(models.Model):
     @property
     def effective_ranking_loss(self) -> str:
         return self.ranking_loss or scoring.default_ranking_loss(self.task).name
+
+    @property
+    def task_spec(self) -> scoring.TaskSpec:
+        """Everything that differs between tasks (scoring.tasks): ask it, never the name."""
+        return scoring.get_task(self.task)
+
+    @property
+    def scoring_options(self) -> scoring.ScoringOptions:
+        return scoring.ScoringOptions(
+            log_base=self.log_base,
+            allow_samples=self.allow_samples,
+            min_quantile_gap=self.min_quantile_gap,
+            nmse_normaliser=self.nmse_normaliser,
+        )
+
+    @property
+    def settings_template(self) -> str:
+        """The task's own part of the dataset page's scoring facts (one template a task,
+        named after it: templates/datasets/settings/)."""
+        return f"datasets/settings/{self.task}.html"
 
 
 class DatasetFile(models.Model):

@@ -19,11 +19,12 @@ from django.utils import timezone
 
 import scoring
 from challenge_site.challenges.models import Challenge, TestInputsRelease, TestTargetsRelease
+from challenge_site.challenges.policy import ALWAYS_RELEASED, file_details_visible, released_parts
 from challenge_site.challenges.services import record_target_change
-from challenge_site.policy import ALWAYS_RELEASED, file_details_visible, released_parts
 
 from .models import Dataset, DatasetFile, Kind, Split, StorageAlias
 from .signals import dataset_files_changed
+from .signals import ranking_loss_changed as ranking_loss_changed_signal
 
 FILENAME_RE = re.compile(
     r"^(?P<name>[a-z][a-z0-9-]*)_(?P<split>train|val|test)_(?P<kind>inputs|targets)\.txt$"
@@ -388,3 +389,10 @@ def check_ranking_loss(*, task: str, ranking_loss: str) -> str | None:
     if ranking_loss not in names:
         return f"expected one of {', '.join(names)} for a {task} dataset, found {ranking_loss!r}"
     return None
+
+
+def ranking_loss_changed(*, dataset: Dataset) -> None:
+    """A dataset's ranking loss changed (inside the save): the apps above recompute the
+    Ladder's shown scores and the entries that count for the final ranking
+    (signals.ranking_loss_changed)."""
+    ranking_loss_changed_signal.send(sender=Dataset, dataset=dataset)

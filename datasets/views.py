@@ -5,13 +5,13 @@ from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.views.decorators.http import require_safe
 
-from challenge_site import policy
 from challenge_site.access import get_visible_or_404
+from challenge_site.challenges import policy
+from challenge_site.challenges.clock import current_phase
 from challenge_site.challenges.participation_views import refusal
-from challenge_site.challenges.services import current_phase
 
 from .archive import archive_etag, iter_archive
-from .models import Dataset
+from .policy import visible_datasets
 from .readme import readme_text
 from .services import part_statuses, released_files
 
@@ -20,7 +20,7 @@ from .services import part_statuses, released_files
 def dataset_detail(request, slug, name):
     now = timezone.now()
     dataset = get_visible_or_404(
-        Dataset, user=request.user, now=now, challenge__slug=slug, name=name
+        visible_datasets, user=request.user, now=now, challenge__slug=slug, name=name
     )
     parts = part_statuses(dataset, user=request.user, now=now)
     context = {
@@ -40,10 +40,10 @@ def dataset_detail(request, slug, name):
 def dataset_zip(request, slug, name):
     """The files released right now, zipped on the fly with a README.txt that describes
     them; 404 while nothing is released. Refused (the log-in page, or a page that says
-    what is missing) until the user may take part (policy.participation_block)."""
+    what is missing) until the user may take part (participation_views.refusal)."""
     now = timezone.now()
     dataset = get_visible_or_404(
-        Dataset, user=request.user, now=now, challenge__slug=slug, name=name
+        visible_datasets, user=request.user, now=now, challenge__slug=slug, name=name
     )
     refused = refusal(request, dataset.challenge, back=reverse("dataset_detail", args=[slug, name]))
     if refused is not None:

@@ -1,7 +1,14 @@
 """Validation and scoring of probabilistic predictions (../shared/spec/scoring.md).
 
-Pure Python and numpy: the site's workers, the admin's rescoring and
-participants' own machines (``python -m scoring evaluate``) share this code.
+Python and numpy, with a small C extension (``scoring/_native.c``, built by
+``python -m scoring._build``) for the hot paths: the file parser, the classification
+sums and erf. Every compiled path has a numpy fallback giving the same values and
+messages (scoring._accel is the one switch). No Django: the site's workers, the
+admin's rescoring and participants' own machines (``python -m scoring evaluate``)
+share this code.
+
+Each task (binary classification, regression) is one object in scoring.tasks; the
+built-in tasks and their losses are registered here, on import, in this order.
 """
 
 from .distributions import Stats, gaussian_stats, quantile_stats, sample_stats
@@ -21,6 +28,9 @@ from .losses import (
 from .options import NmseNormaliser, ScoringOptions, Task
 from .parse import RegressionRows, read_classification, read_inputs, read_regression, read_targets
 from .plots import pit_summary, reliability
+from .tasks import TASKS, TaskSpec, get_task, register_task
+from .tasks import binary as _binary  # noqa: F401 - registers the task and its losses
+from .tasks import regression as _regression  # noqa: F401 - (after binary: the order of lists)
 
 __all__ = [
     "LOSSES",
@@ -33,7 +43,9 @@ __all__ = [
     "ScoringError",
     "ScoringOptions",
     "Stats",
+    "TASKS",
     "Task",
+    "TaskSpec",
     "baseline",
     "by_legacy_number",
     "compute_scores",
@@ -41,6 +53,7 @@ __all__ = [
     "default_ranking_loss",
     "evaluate",
     "gaussian_stats",
+    "get_task",
     "losses_for",
     "pit_summary",
     "quantile_stats",
@@ -49,6 +62,7 @@ __all__ = [
     "read_regression",
     "read_targets",
     "register",
+    "register_task",
     "reliability",
     "sample_stats",
 ]

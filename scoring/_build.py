@@ -5,8 +5,9 @@ extension suffix, so that ``make install``, the Dockerfile and a participant's
 checkout build it the same way. The table of powers of ten the parser needs is
 computed here with Python's exact integers and written next to the source.
 
-Without the extension, :mod:`scoring.textfile`, :mod:`scoring.classification` and
-:mod:`scoring.special` use numpy alone: the same values and messages, several times
+:mod:`scoring._accel` imports it, once. Without the extension (or with it switched off
+there), :mod:`scoring.textfile`, :mod:`scoring.column`, :mod:`scoring.classification`
+and :mod:`scoring.special` use numpy alone: the same values and messages, several times
 slower on most layouts.
 """
 

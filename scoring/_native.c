@@ -454,8 +454,8 @@ static inline void fsum_add(fsum *a, double x) {
 
 static inline double fsum_value(const fsum *a) { return a->sum + a->carry; }
 
-#define ECE_BINS 15
 #define RUN 1024 /* examples summed plainly before a compensated step */
+#define MAX_ECE_BINS 1000000 /* (the caller's n_bins: 15 in scoring.classification.ECE_BINS) */
 
 /* ln(x) for a normal double x > 0, within about one ulp, in straight-line arithmetic the
  * compiler vectorizes (libm's log is a call per value). fdlibm's e_log.c: x = 2^k * m,
@@ -496,14 +496,15 @@ static inline __attribute__((always_inline)) double log_normal(double x) {
  * random order: a branch on them would be mispredicted half the time), written for the
  * compiler to vectorize, with AVX2 where the processor has it. Per example: the sort key,
  * the true class's probability, the confidence c = max(p, 1 - p), whether the prediction
- * is right, and the ECE bin floor(c * 15), or -1 where c * 15 is next to a whole number
+ * is right, and the ECE bin floor(c * bins), or -1 where c * bins is next to a whole number
  * and floor may be off by one (the caller compares c with the edges there). Counts:
  * positives, hard predictions (0 or 1), errors, and bad examples (t not +-1, p outside
  * [0, 1], NaN). */
 CLONES("avx2", "default") static void
 run_pass(const double *restrict p, const double *restrict t, uint64_t *restrict keys,
-         Py_ssize_t len, double *restrict loss, double *restrict sq, double *restrict conf,
-         int32_t *restrict bin, int32_t *restrict right, int64_t *restrict counted) {
+         Py_ssize_t len, double bins, double *restrict loss, double *restrict sq,
+         double *restrict conf, int32_t *restrict bin, int32_t *restrict right,
+         int64_t *restrict counted) {
     int64_t n_pos = 0, hard = 0, errors = 0, bad = 0, tiny = 0;
     for (Py_ssize_t j = 0; j < len; j++) {
         double x = p[j], y = t[j];
@@ -531,7 +532,7 @@ run_pass(const double *restrict p, const double *restrict t, uint64_t *restrict 
         memcpy(&c, &conf_bits, sizeof c);
         conf[j] = c;
         right[j] = (int32_t)!(high ^ o);
-        double scaled = c * ECE_BINS;
+        double scaled = c * bins;
         int32_t m = (int32_t)scaled;
         double frac = scaled - (double)m;
         bin[j] = (frac < 1e-9) | (frac > 1.0 - 1e-9) ? -1 : m;
@@ -568,20 +569,28 @@ static PyObject *all_labels(PyObject *self, PyObject *args) {
     return PyBool_FromLong(labels);
 }
 
-/* classification_sums(p, t, keys) over float64 buffers of equal length and a uint64 one
- * that receives each example's sort key for lift_sum: None unless every
+/* classification_sums(p, t, keys, n_bins) over float64 buffers of equal length and a uint64
+ * one that receives each example's sort key for lift_sum: None unless every
  * t is +1 or -1 and every p in [0, 1]; else (n_pos, nll, errors, brier, ece_gap, point):
  * nll = sum of -ln(p if t = +1 else 1 - p) (inf if a term is -ln 0; the logs within an
  * ulp, by log_normal), errors the 0/1
- * misclassifications, brier the sum of (p - o)^2, ece_gap = sum over the 15 confidence
- * bins (m/15, (m+1)/15] of |correct - sum of confidence|, with the confidence compared
+ * misclassifications, brier the sum of (p - o)^2, ece_gap = sum over the n_bins confidence
+ * bins (m/B, (m+1)/B] of |correct - sum of confidence|, with the confidence compared
  * exactly (1 - p as the real number), point = every p is 0 or 1. */
 static PyObject *classification_sums(PyObject *self, PyObject *args) {
     Py_buffer pb, tb, kb;
-    if (!PyArg_ParseTuple(args, "y*y*w*", &pb, &tb, &kb)) {
+    int n_bins;
+    if (!PyArg_ParseTuple(args, "y*y*w*i", &pb, &tb, &kb, &n_bins)) {
         return NULL;
     }
     PyObject *result = NULL;
+    double *edges = NULL, *conf_run = NULL;
+    fsum *conf_sum = NULL;
+    Py_ssize_t *correct = NULL;
+    if (n_bins < 1 || n_bins > MAX_ECE_BINS) {
+        PyErr_Format(PyExc_ValueError, "n_bins must be 1 to %d, got %d", MAX_ECE_BINS, n_bins);
+        goto done;
+    }
     const double *p = pb.buf, *t = tb.buf;
     uint64_t *keys = kb.buf; /* (p's bits << 1) | o, for lift_sum once sorted */
     Py_ssize_t n = pb.len / (Py_ssize_t)sizeof(double);
@@ -591,16 +600,18 @@ static PyObject *classification_sums(PyObject *self, PyObject *args) {
         result = Py_NewRef(Py_None); /* (numpy's checks then decide) */
         goto done;
     }
-    double edges[ECE_BINS + 1];
-    for (int m = 0; m <= ECE_BINS; m++) {
-        edges[m] = (double)m / ECE_BINS;
+    edges = PyMem_Calloc((size_t)n_bins + 1, sizeof *edges);
+    conf_run = PyMem_Calloc((size_t)n_bins, sizeof *conf_run);
+    conf_sum = PyMem_Calloc((size_t)n_bins, sizeof *conf_sum); /* all {0, 0} */
+    correct = PyMem_Calloc((size_t)n_bins, sizeof *correct);
+    if (!edges || !conf_run || !conf_sum || !correct) {
+        PyErr_NoMemory();
+        goto done;
     }
-    fsum nll = {0, 0}, brier = {0, 0}, conf_sum[ECE_BINS];
-    Py_ssize_t correct[ECE_BINS];
-    for (int m = 0; m < ECE_BINS; m++) {
-        conf_sum[m] = (fsum){0, 0};
-        correct[m] = 0;
+    for (int m = 0; m <= n_bins; m++) {
+        edges[m] = (double)m / n_bins;
     }
+    fsum nll = {0, 0}, brier = {0, 0};
     Py_ssize_t n_pos = 0, errors = 0, hard = 0;
     int zero = 0;
     /* Plain sums over short runs, folded into compensated sums: accurate and quick. */
@@ -608,9 +619,11 @@ static PyObject *classification_sums(PyObject *self, PyObject *args) {
     int32_t bin[RUN], right[RUN];
     for (Py_ssize_t start = 0; start < n; start += RUN) {
         Py_ssize_t len = start + RUN < n ? RUN : n - start;
-        double nll_run, brier_run, conf_run[ECE_BINS] = {0.0};
+        double nll_run, brier_run;
+        memset(conf_run, 0, (size_t)n_bins * sizeof *conf_run);
         int64_t counted[5] = {0};
-        run_pass(p + start, t + start, keys + start, len, loss, sq, conf, bin, right, counted);
+        run_pass(p + start, t + start, keys + start, len, (double)n_bins, loss, sq, conf, bin,
+                 right, counted);
         if (counted[3]) { /* a t that is not +1 or -1, a p outside [0, 1] */
             result = Py_NewRef(Py_None);
             goto done;
@@ -643,13 +656,13 @@ static PyObject *classification_sums(PyObject *self, PyObject *args) {
         for (Py_ssize_t j = 0; j < len; j++) {
             double c = conf[j], x = p[start + j];
             int m = bin[j];
-            if (m < 0) { /* c * 15 next to a whole number: c against the edges themselves */
-                m = (int)(c * ECE_BINS);
-                m = m > ECE_BINS - 1 ? ECE_BINS - 1 : m;
+            if (m < 0) { /* c * bins next to a whole number: c against the edges themselves */
+                m = (int)(c * n_bins);
+                m = m > n_bins - 1 ? n_bins - 1 : m;
                 m -= (m > 0) & (c <= edges[m]);
-                m += (m < ECE_BINS - 1) & (c > edges[m + 1]);
+                m += (m < n_bins - 1) & (c > edges[m + 1]);
                 /* 1 - p rounded may sit on the upper edge while the real 1 - p is above. */
-                if (c == edges[m + 1] && x < 0.5 && m < ECE_BINS - 1 && x < 1.0 - c) {
+                if (c == edges[m + 1] && x < 0.5 && m < n_bins - 1 && x < 1.0 - c) {
                     m++;
                 }
             }
@@ -658,17 +671,21 @@ static PyObject *classification_sums(PyObject *self, PyObject *args) {
         }
         fsum_add(&nll, nll_run);
         fsum_add(&brier, brier_run);
-        for (int m = 0; m < ECE_BINS; m++) {
+        for (int m = 0; m < n_bins; m++) {
             fsum_add(&conf_sum[m], conf_run[m]);
         }
     }
     fsum gap = {0, 0};
-    for (int m = 0; m < ECE_BINS; m++) {
+    for (int m = 0; m < n_bins; m++) {
         fsum_add(&gap, fabs((double)correct[m] - fsum_value(&conf_sum[m])));
     }
     result = Py_BuildValue("ndnddO", n_pos, zero ? INFINITY : fsum_value(&nll), errors,
                            fsum_value(&brier), fsum_value(&gap), hard == n ? Py_True : Py_False);
 done:
+    PyMem_Free(edges);
+    PyMem_Free(conf_run);
+    PyMem_Free(conf_sum);
+    PyMem_Free(correct);
     PyBuffer_Release(&pb);
     PyBuffer_Release(&tb);
     PyBuffer_Release(&kb);
@@ -766,7 +783,8 @@ static PyMethodDef methods[] = {
      "parse_column(block, length, out, start, low, high, blank_run) -> (n, blank_run) or None"},
     {"all_labels", all_labels, METH_VARARGS, "all_labels(t) -> whether every t is +1 or -1"},
     {"classification_sums", classification_sums, METH_VARARGS,
-     "classification_sums(p, t, keys) -> (n_pos, nll, errors, brier, ece_gap, point) or None"},
+     "classification_sums(p, t, keys, n_bins) -> (n_pos, nll, errors, brier, ece_gap, point) "
+     "or None"},
     {"erf_into", erf_into, METH_VARARGS, "erf_into(x, out, complement): erf or erfc of each x"},
     {"lift_sum", lift_sum, METH_VARARGS,
      "lift_sum(sorted_keys) -> sum over k of cum(k)/k, highest p first, ties in expectation"},

@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 from .errors import ScoringError
 from .evaluate import evaluate
 from .losses import LOSSES, by_legacy_number, format_value
-from .options import ScoringOptions, Task
+from .options import ScoringOptions
+from .tasks import TASKS
 
 FORMATS = """\
 file formats (plain ASCII, one example per line, in the order of the inputs;
@@ -124,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--task",
-        choices=[t.value for t in Task],
+        choices=list(TASKS),
         help="default: classification when every target is +1/-1 and every "
         "prediction line holds one number",
     )
@@ -184,7 +185,7 @@ def _add_check(commands) -> None:
     )
     ch.add_argument("zip", metavar="ZIP")
     ch.add_argument("--dataset", required=True, metavar="NAME", help="the dataset's name")
-    ch.add_argument("--task", required=True, choices=[t.value for t in Task])
+    ch.add_argument("--task", required=True, choices=list(TASKS))
     ch.add_argument(
         "--rows",
         type=_rows,

@@ -16,12 +16,8 @@ import os
 
 import numpy as np
 
+from . import _accel
 from .blocks import BLOCK_SIZE
-
-try:
-    from . import _native
-except ImportError:  # pragma: no cover - the careful readers read every file then
-    _native = None
 
 # Bytes of a file mapped at a time (a multiple of any page size), and mapped with its
 # pages in place at once (MAP_POPULATE, Linux) rather than a page fault per page.
@@ -42,36 +38,39 @@ def read_column(
     bytes, a path, or a seekable binary file (read from its start); anything else
     gets None without being read.
     """
-    if _native is None:
+    native = _accel.native()
+    if native is None:
         return None
     if isinstance(source, bytes | bytearray | memoryview):
         data = bytes(source) if isinstance(source, memoryview) else source
         if capacity is None:
             capacity = len(data) // 2 + 1  # a number and its LF take two bytes at least
-        return _read_blocks(iter([data]), low, high, capacity)
+        return _read_blocks(native.parse_column, iter([data]), low, high, capacity)
     if isinstance(source, str | os.PathLike):
         with open(source, "rb") as stream:
             size = os.fstat(stream.fileno()).st_size
             if capacity is None:
                 capacity = size // 2 + 1
             try:
-                return _read_blocks(_mapped(stream.fileno(), size), low, high, capacity)
+                return _read_blocks(
+                    native.parse_column, _mapped(stream.fileno(), size), low, high, capacity
+                )
             except (OSError, ValueError):  # a file that cannot be mapped: read it
-                return _read_stream(stream, low, high, capacity, size)
+                return _read_stream(native.parse_column, stream, low, high, capacity, size)
     if hasattr(source, "readinto") and hasattr(source, "seek"):
         source.seek(0)
-        return _read_stream(source, low, high, capacity, None)
+        return _read_stream(native.parse_column, source, low, high, capacity, None)
     return None
 
 
-def _read_stream(stream, low, high, capacity, size):
+def _read_stream(parse_column, stream, low, high, capacity, size):
     stream.seek(0)
     if capacity is None:
         if size is None:
             size = stream.seek(0, io.SEEK_END)
             stream.seek(0)
         capacity = size // 2 + 1
-    return _read_blocks(_chunks(stream), low, high, capacity)
+    return _read_blocks(parse_column, _chunks(stream), low, high, capacity)
 
 
 def _chunks(stream):
@@ -132,7 +131,7 @@ def _view(window: mmap.mmap, start: int, stop: int):
         yield view
 
 
-def _read_blocks(blocks, low, high, capacity) -> np.ndarray | None:
+def _read_blocks(parse_column, blocks, low, high, capacity) -> np.ndarray | None:
     out = np.empty(capacity)  # pages untouched past the rows read cost no memory
     n = blank_run = 0
     for block in blocks:
@@ -144,13 +143,13 @@ def _read_blocks(blocks, low, high, capacity) -> np.ndarray | None:
         if buffer[length - 1] != 10:  # bytes without a final LF: its last line apart
             last = buffer.rfind(b"\n", 0, length) + 1
             if last:
-                read = _native.parse_column(buffer, last, out, n, low, high, blank_run)
+                read = parse_column(buffer, last, out, n, low, high, blank_run)
                 if read is None:
                     return None
                 n, blank_run = read
             buffer = bytes(buffer[last:length]) + b"\n"
             length = len(buffer)
-        read = _native.parse_column(buffer, length, out, n, low, high, blank_run)
+        read = parse_column(buffer, length, out, n, low, high, blank_run)
         if read is None or read[1] > _MAX_BLANK_RUN:
             return None
         n, blank_run = read

@@ -153,6 +153,11 @@ def quantile_stats_from_diffs(a, q, da, dq, target) -> Stats:
     tail_low = 0.5 * a1 * a1 * b1 + np.where(lower, (q1 - t) * (1.0 - 2.0 * a1 * _phi(r)), 0.0)
     with np.errstate(over="ignore"):
         tail_up = 0.5 * c * c * bn
+        # bN beyond the largest double (a near-zero last density) while ½(1 − aN)²bN is
+        # not: that product in log space (only there, so that no other value moves).
+        wide = np.isinf(tail_up)
+        if wide.any():
+            tail_up[wide] = np.exp(np.log(0.5) + 2.0 * np.log(c[wide]) + log_bn[wide])
     tail_up = tail_up + np.where(upper, (t - qn) * (1.0 - 2.0 * c * _phi(x)), 0.0)
     crps = middle + tail_low + tail_up
     return Stats(logpdf, mean, crps, pit)

@@ -1,4 +1,8 @@
-"""One call from files to scores: read, validate, infer the task, compute every loss."""
+"""One call from files to scores: read, validate, infer the task, compute every loss.
+
+What differs between tasks is asked of the task (scoring.tasks): this module reads,
+infers and scores the same way for every task.
+"""
 
 from __future__ import annotations
 
@@ -6,58 +10,29 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .decomposition import corp, isotonic, pit_uniformity_test, recalibration
-from .distributions import gaussian_stats
 from .errors import Problem, Problems, ScoringError
 from .losses import Context, compute_scores, compute_terms
-from .options import MAX_LINE_NUMBERS, ScoringOptions, Task
-from .parse import (
-    GAUSSIAN,
-    RegressionRows,
-    RowReader,
-    check_regression,
-    is_labels,
-    read_classification,
-    read_probabilities,
-    read_regression,
-)
+from .options import MAX_LINE_NUMBERS, ScoringOptions
 from .parse import read_targets as _read_targets
-from .plots import pit_summary, reliability
-from .regression import variance
+from .rows import RowReader
+from .taskspec import TaskSpec, get_task, inferable
 
 
 @dataclass
 class Evaluation:
     """Scores of one prediction file: ``scores[name]`` is a float (maybe inf) or None (n/a)."""
 
-    task: Task
+    task: str
     scores: dict[str, float | None]
     non_probabilistic: bool
     n: int
     context: Context = field(repr=False)
 
     def plot_data(self) -> dict:
-        """What the site draws and explains, JSON-ready but for non-finite floats.
-
-        Classification: ``reliability`` (binned reliability diagram), ``decomposition``
-        (:func:`scoring.decomposition.corp`: brier and nlp, nlp in the options' log base,
-        each ``{"score", "mcb", "dsc", "unc"}``; MCB is +inf where nlp is) and
-        ``recalibration`` (:func:`scoring.decomposition.recalibration`: the PAV curve and
-        a 20-bin histogram of p). A non-probabilistic file (every p 0 or 1) is decomposed
-        too: the decomposition is defined, though its brier and nlp are n/a.
-        Regression: ``pit`` (histogram and coverage of central intervals) and
-        ``calibration_test`` (:func:`scoring.decomposition.pit_uniformity_test`).
-        """
-        ctx = self.context
-        if self.task == Task.CLASSIFICATION:
-            fit = isotonic(ctx.p, (ctx.targets == 1).astype(np.float64))
-            return {
-                "reliability": reliability(ctx.p, ctx.targets),
-                "decomposition": corp(ctx.p, ctx.targets, log_base=ctx.options.log_base, fit=fit),
-                "recalibration": recalibration(ctx.p, ctx.targets, fit=fit),
-            }
-        pit = ctx.rows.stats.pit
-        return {"pit": pit_summary(pit), "calibration_test": pit_uniformity_test(pit)}
+        """What the site draws and explains, JSON-ready but for non-finite floats: the
+        task's (TaskSpec.plot_data; classification: ``reliability``, ``decomposition``,
+        ``recalibration``; regression: ``pit``, ``calibration_test``)."""
+        return self.context.spec.plot_data(self.context)
 
     def terms(self) -> dict[str, np.ndarray | None]:
         """Per-example terms from the statistics already held (no file is read again).
@@ -80,16 +55,7 @@ class Evaluation:
         mask = np.asarray(mask, dtype=bool)
         if mask.shape != (self.n,) or not mask.any():
             raise ValueError(f"expected a boolean mask of {self.n} values with a True")
-        ctx = self.context
-        part = Context(
-            ctx.task,
-            ctx.targets[mask],
-            ctx.options,
-            ctx.train_targets,
-            p=None if ctx.p is None else ctx.p[mask],
-            rows=None if ctx.rows is None else ctx.rows.subset(mask),
-        )
-        return _score(part)
+        return _score(self.context.spec.subset(self.context, mask))
 
 
 def _score(ctx: Context) -> Evaluation:
@@ -101,7 +67,7 @@ def evaluate(
     predictions,
     targets,
     *,
-    task: Task | str | None = None,
+    task: str | None = None,
     options: ScoringOptions | None = None,
     predictions_path: str = "predictions",
     targets_path: str = "targets",
@@ -110,65 +76,81 @@ def evaluate(
     """Validate ``predictions`` against ``targets`` and compute every loss of the task.
 
     ``predictions`` and ``targets`` are bytes, paths or binary files; ``targets``
-    may also be an array already read. The task is classification when every
-    target is ±1 and every prediction line holds one number, unless given.
-    Raises :class:`~scoring.errors.ScoringError` listing every problem; when the
-    targets file has problems, the predictions are still checked on their own (with
-    the task given, or guessed from their lines) and the problems of both are listed,
-    the targets' first.
+    may also be an array already read. The task is inferred unless given: the first
+    inferable task whose targets and prediction lines fit (classification when every
+    target is ±1 and every prediction line holds one number), else the fallback
+    (regression). Raises :class:`~scoring.errors.ScoringError` listing every problem;
+    when the targets file has problems, the predictions are still checked on their own
+    (with the task given, or guessed from their lines) and the problems of both are
+    listed, the targets' first.
     """
     options = options or ScoringOptions()
-    task = Task(task) if task is not None else None
+    spec = get_task(task) if task is not None else None
     if isinstance(targets, np.ndarray):
         t = targets.astype(np.float64, copy=False)
     else:
         try:
-            t = _read_targets(targets, path=targets_path, task=task)
+            t = _read_targets(targets, path=targets_path, task=None if spec is None else spec.name)
         except ScoringError as error:
             raise _with_prediction_problems(
-                error, predictions, path=predictions_path, task=task, options=options
+                error, predictions, path=predictions_path, spec=spec, options=options
             ) from None
     if train_targets is not None:
         train_targets = np.asarray(train_targets, dtype=np.float64)
-    labels = is_labels(t)
-    # A valid classification file (one probability per line) in one pass: the task too.
-    p = read_probabilities(predictions, t.size) if labels and task != Task.REGRESSION else None
-    if p is not None:
-        task = Task.CLASSIFICATION
     reader = RowReader(predictions, predictions_path, max_numbers=MAX_LINE_NUMBERS)
-    if task is None:
-        task = _task_of_lines(reader) if labels else Task.REGRESSION
-    if task == Task.CLASSIFICATION:
-        if not labels:
-            bad = int(np.flatnonzero(np.abs(t) != 1)[0])
-            raise ValueError(
-                f"{targets_path}: classification targets must be +1 or -1 "
-                f"(target {bad + 1} is {t[bad]})"
-            )
-        if p is None:
-            p = read_classification(
-                predictions, path=predictions_path, n_expected=t.size, reader=reader
-            )
-        ctx = Context(task, t, options, train_targets, p=p)
+    if spec is None:
+        spec, prediction = _infer(predictions, t, reader, options)
     else:
-        rows = read_regression(predictions, path=predictions_path, targets=t, options=options)
-        ctx = Context(task, t, options, train_targets, rows=rows)
-    return _score(ctx)
+        if (message := spec.target_error(t, options)) is not None:
+            raise ValueError(f"{targets_path}: {message}")
+        prediction = spec.read_fast(predictions, t.size, options)
+    if prediction is None:
+        prediction = spec.read(
+            predictions, path=predictions_path, targets=t, options=options, reader=reader
+        )
+    return _score(spec.context(t, options, train_targets, prediction))
 
 
-def _task_of_lines(reader: RowReader) -> Task:
-    """Regression if a prediction line holds more than one number, else classification.
+def _infer(predictions, t: np.ndarray, reader: RowReader, options: ScoringOptions):
+    """The task of a file given without one, and its predictions if reading it to decide
+    read them: each inferable task in turn whose targets fit is tried with its one-pass
+    reader, then its line width (the blocks read stay with ``reader`` for the task's
+    careful reader); the fallback when none fits."""
+    for spec in inferable():
+        inference = spec.inference
+        if inference.fallback:
+            return spec, None
+        if inference.targets is not None and not inference.targets(t):
+            continue
+        prediction = spec.read_fast(predictions, t.size, options)
+        if prediction is not None:
+            return spec, prediction
+        if _lines_fit(reader, inference.max_numbers):
+            return spec, None
+    raise ValueError("no task fits these files; give one")
 
-    The classification reader then reuses the tokenized blocks; the regression reader
-    reads the file again (its problems are dropped here)."""
+
+def _infer_from_lines(reader: RowReader) -> TaskSpec:
+    """The task of prediction lines with no valid targets: the first inferable task
+    whose line width fits, else the fallback."""
+    for spec in inferable():
+        if spec.inference.fallback or _lines_fit(reader, spec.inference.max_numbers):
+            return spec
+    raise ValueError("no task fits these predictions; give one")
+
+
+def _lines_fit(reader: RowReader, max_numbers: int | None) -> bool:
+    """Whether no prediction line holds more than ``max_numbers`` numbers. If so, the
+    task's reader reuses the tokenized blocks; if not, the next task's reader reads the
+    file again (the problems found here are dropped)."""
     tables = []
     for table in reader.tokenized():
-        if table.max_count() > 1:
+        if max_numbers is not None and table.max_count() > max_numbers:
             reader.problems = Problems(reader.problems.path)
-            return Task.REGRESSION
+            return False
         tables.append(table)
     reader.tables = tables
-    return Task.CLASSIFICATION
+    return True
 
 
 def _with_prediction_problems(
@@ -176,7 +158,7 @@ def _with_prediction_problems(
     predictions,
     *,
     path: str,
-    task: Task | None,
+    spec: TaskSpec | None,
     options: ScoringOptions,
 ) -> ScoringError:
     """The targets' error, followed by the problems of the predictions checked on their
@@ -184,10 +166,8 @@ def _with_prediction_problems(
     the one given or else guessed from the prediction lines alone."""
     try:
         reader = RowReader(predictions, path, max_numbers=MAX_LINE_NUMBERS)
-        if (task or _task_of_lines(reader)) == Task.CLASSIFICATION:
-            read_classification(predictions, path=path, reader=reader)
-        else:
-            check_regression(predictions, path=path, options=options)
+        spec = spec or _infer_from_lines(reader)
+        spec.check(predictions, path=path, options=options, n_expected=None, reader=reader)
     except ScoringError as error:
         return ScoringError.combine(target_error, error)
     except OSError as error:
@@ -197,23 +177,13 @@ def _with_prediction_problems(
 
 
 def baseline(
-    train_targets, targets, *, task: Task | str, options: ScoringOptions | None = None
+    train_targets, targets, *, task: str, options: ScoringOptions | None = None
 ) -> Evaluation:
-    """The input-independent baseline of spec §3, scored like any submission.
-
-    Classification predicts the training frequency of +1 for every example;
-    regression a Gaussian with the training targets' mean and variance (ddof 0).
+    """The input-independent baseline of spec §3, scored like any submission: the task's
+    (classification predicts the training frequency of +1 for every example; regression
+    a Gaussian with the training targets' mean and variance, ddof 0).
     """
     options = options or ScoringOptions()
-    task = Task(task)
     train = np.asarray(train_targets, dtype=np.float64)
     t = np.asarray(targets, dtype=np.float64)
-    if task == Task.CLASSIFICATION:
-        p = np.full(t.size, float(np.mean(train == 1)))
-        return _score(Context(task, t, options, train, p=p))
-    mean = np.full(t.size, float(np.mean(train)))
-    var = np.full(t.size, variance(train))
-    rows = RegressionRows(
-        np.full(t.size, GAUSSIAN, dtype=np.int8), var, gaussian_stats(mean, var, t)
-    )
-    return _score(Context(task, t, options, train, rows=rows))
+    return _score(get_task(task).baseline(train, t, options))

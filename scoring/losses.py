@@ -2,44 +2,50 @@
 
 The site builds its leaderboard columns from :data:`LOSSES`; a loss added here
 (with :func:`register`) is computed for every new submission and, after a
-rescore, for every earlier one, with no change to the site.
+rescore, for every earlier one, with no change to the site. Each task's module
+(scoring.tasks) registers its own losses.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from . import classification, regression
-from .options import NmseNormaliser, ScoringOptions, Task
+from .options import ScoringOptions
 from .parse import RegressionRows
+from .taskspec import TaskSpec, get_task
 
 
 @dataclass
 class Context:
-    """What a loss is computed from: targets, options and the parsed predictions."""
+    """What a loss is computed from: targets, options and the parsed predictions, in the
+    field of the task's kind (its TaskSpec.context fills it)."""
 
-    task: Task
+    task: str
     targets: np.ndarray
     options: ScoringOptions
     train_targets: np.ndarray | None = None
-    p: np.ndarray | None = None  # classification: p(y = +1) per example
+    p: np.ndarray | None = None  # binary classification: p(y = +1) per example
     rows: RegressionRows | None = None  # regression: per-example statistics
+    _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def spec(self) -> TaskSpec:
+        return get_task(self.task)
 
     @property
     def is_point(self) -> bool:
-        if self.task == Task.CLASSIFICATION:
-            return self.summary.point
-        return self.rows.is_point
+        return self.spec.is_point(self)
 
-    @functools.cached_property
-    def summary(self) -> classification.Summary:
-        """Classification: the sums behind nlp, 01l, brier and ece, from one pass."""
-        return classification.summarize(self.p, self.targets)
+    def memo(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``, once per context: sums that several of a task's losses share."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
 
 Terms = Callable[[Context], np.ndarray | None]
@@ -65,7 +71,7 @@ class Loss:
 
     name: str
     title: str
-    task: Task
+    task: str
     probabilistic: bool
     compute: Callable[[Context], float | None] = field(repr=False)
     terms: Terms | None = field(default=None, repr=False)
@@ -77,7 +83,7 @@ class Loss:
     description: str = ""
 
     def __post_init__(self):
-        object.__setattr__(self, "task", Task(self.task))
+        object.__setattr__(self, "task", get_task(self.task).name)
         if self.terms is not None and not self.terms_key:
             object.__setattr__(self, "terms_key", self.name)
 
@@ -103,126 +109,25 @@ def register(**fields) -> Loss:
     return loss
 
 
-def losses_for(task: Task | str) -> list[Loss]:
+def losses_for(task: str) -> list[Loss]:
     """The task's losses in display order."""
-    return [loss for loss in LOSSES.values() if loss.task == Task(task)]
+    name = get_task(task).name
+    return [loss for loss in LOSSES.values() if loss.task == name]
 
 
 def by_legacy_number(number: int) -> Loss | None:
     return next((loss for loss in LOSSES.values() if loss.legacy_number == number), None)
 
 
-def default_ranking_loss(task: Task | str) -> Loss:
+def default_ranking_loss(task: str) -> Loss:
     """The loss that ranks a dataset of ``task`` naming none (nlp, nlpd): the one registered
     with ``default_ranking=True``, else the task's first."""
     losses = losses_for(task)
     return next((loss for loss in losses if loss.default_ranking), losses[0])
 
 
-def _nmse(ctx: Context) -> float | None:
-    variance = None
-    if ctx.options.nmse_normaliser == NmseNormaliser.TRAINING:
-        if ctx.train_targets is None:
-            raise ValueError("nmse normalised by the training targets needs train_targets")
-        variance = regression.variance(ctx.train_targets)
-    return regression.nmse(ctx.rows.stats.mean, ctx.targets, variance=variance)
-
-
-_PAPER = "Quiñonero-Candela et al., Evaluating Predictive Uncertainty Challenge (2006)"
-
-register(
-    name="nlp",
-    title="Negative log probability",
-    task=Task.CLASSIFICATION,
-    probabilistic=True,
-    compute=lambda c: c.summary.nlp(c.options.log_base),
-    terms=lambda c: classification.nlp_terms(c.p, c.targets, base=c.options.log_base),
-    legacy_number=3,
-    log_scale=True,
-    default_ranking=True,
-    reference=f"{_PAPER}, eq. (12)",
-    description="−(1/n) Σ log p(true class); infinite if a true class got probability 0.",
-)
-register(
-    name="01l",
-    title="0/1 loss",
-    task=Task.CLASSIFICATION,
-    probabilistic=False,
-    compute=lambda c: c.summary.zero_one(),
-    terms=lambda c: classification.zero_one_terms(c.p, c.targets),
-    legacy_number=4,
-    reference=f"{_PAPER}, eq. (11)",
-    description="Fraction misclassified, thresholding p(y = +1) at 0.5.",
-)
-register(
-    name="lift",
-    title="LIFT loss",
-    task=Task.CLASSIFICATION,
-    probabilistic=True,
-    compute=lambda c: classification.lift_of(c.summary, c.p, c.targets),
-    reference=f"{_PAPER}, eqs. (13)-(16)",
-    description="Area lost to the ideal lift curve, relative to a random predictor (1 = random).",
-)
-register(
-    name="brier",
-    title="Brier score",
-    task=Task.CLASSIFICATION,
-    probabilistic=True,
-    compute=lambda c: c.summary.brier_score(),
-    terms=lambda c: classification.brier_terms(c.p, c.targets),
-    reference="Brier, Monthly Weather Review 78 (1950)",
-    description="(1/n) Σ (p − o)², o = 1 for class +1.",
-)
-register(
-    name="ece",
-    title="Expected calibration error",
-    task=Task.CLASSIFICATION,
-    probabilistic=True,
-    compute=lambda c: c.summary.ece(),
-    reference="Naeini et al., AAAI 2015; 15 equal-width confidence bins",
-    description="Σ |B|/n · |accuracy − confidence| over 15 confidence bins.",
-)
-register(
-    name="nlpd",
-    title="Negative log predictive density",
-    task=Task.REGRESSION,
-    probabilistic=True,
-    compute=lambda c: regression.nlpd(
-        c.rows.stats.logpdf,
-        base=c.options.log_base,
-        targets=c.targets,
-        mean=c.rows.stats.mean,
-        variance=c.rows.variance,
-    ),
-    terms=lambda c: regression.nlpd_terms(c.rows.stats.logpdf, base=c.options.log_base),
-    legacy_number=1,
-    log_scale=True,
-    default_ranking=True,
-    reference=f"{_PAPER}, eq. (18)",
-    description="−(1/n) Σ log p(t | x); n/a for sample predictions.",
-)
-register(
-    name="nmse",
-    title="Normalised mean squared error",
-    task=Task.REGRESSION,
-    probabilistic=False,
-    compute=_nmse,
-    terms=lambda c: regression.squared_errors(c.rows.stats.mean, c.targets),
-    terms_key="se",
-    legacy_number=2,
-    reference=f"{_PAPER}, eq. (17)",
-    description="Σ (t − mean)² / (n · var(t)); 1 for predicting the mean.",
-)
-register(
-    name="crps",
-    title="Continuous ranked probability score",
-    task=Task.REGRESSION,
-    probabilistic=True,
-    compute=lambda c: regression.crps(c.rows.stats.crps),
-    terms=lambda c: np.array(c.rows.stats.crps, dtype=np.float64),
-    reference="Kohonen & Suomela, Lessons learned in the challenge (2006), §4.2",
-    description="(1/n) Σ ∫ (F(u) − 1{u ≥ t})² du, exact for every row type.",
-)
+# The paper both built-in tasks' losses come from (their modules register them).
+PAPER = "Quiñonero-Candela et al., Evaluating Predictive Uncertainty Challenge (2006)"
 
 
 def compute_scores(ctx: Context) -> dict[str, float | None]:

@@ -8,6 +8,9 @@ from enum import StrEnum
 
 
 class Task(StrEnum):
+    """The names of the built-in tasks, as stored and given (the database, challenge.toml,
+    ``--task``). What a task is and does is its object in scoring.tasks (get_task)."""
+
     CLASSIFICATION = "classification"
     REGRESSION = "regression"
 

@@ -14,18 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import hints
+from . import _accel, hints
 from .column import read_column
 from .distributions import Stats, gaussian_stats, quantile_stats_from_diffs, sample_stats
 from .errors import Problems, fmt
-from .options import MAX_LINE_NUMBERS, MAX_QUANTILES, MAX_SAMPLES, ScoringOptions, Task
+from .options import MAX_LINE_NUMBERS, MAX_QUANTILES, MAX_SAMPLES, ScoringOptions
 from .quantile_gap import exact_gap_below, gap_hint
 from .rows import MAX_VALUE, RowReader, Rows, check_range
-
-try:  # the C parser's companion kernels (python -m scoring._build)
-    from . import _native
-except ImportError:  # pragma: no cover - numpy does the same, with temporaries
-    _native = None
+from .taskspec import get_task
 
 GAUSSIAN, QUANTILES, SAMPLE = 1, 0, 2
 ROW_KINDS = {QUANTILES: "quantiles", GAUSSIAN: "Gaussian", SAMPLE: "sample"}
@@ -49,24 +45,23 @@ def _single_numbers(rows: Rows, problems: Problems, what: str) -> tuple[np.ndarr
     return ok, values
 
 
-def read_targets(source, *, path: str, task: Task | str | None = None) -> np.ndarray:
-    """Target file: one number per line; ±1 for classification. Returns a 1-D array."""
+def read_targets(
+    source, *, path: str, task: str | None = None, options: ScoringOptions | None = None
+) -> np.ndarray:
+    """Target file: one number per line, and what ``task`` asks of it besides (±1 for
+    classification); no task, any numbers. Returns a 1-D array."""
+    spec = None if task is None else get_task(task)
+    options = options or ScoringOptions()
     values = read_column(source, low=-MAX_VALUE, high=MAX_VALUE)
-    if values is not None and (task != Task.CLASSIFICATION or is_labels(values)):
+    if values is not None and (spec is None or spec.target_error(values, options) is None):
         return values  # a valid file, read in one pass; else the careful reader's messages
     reader = RowReader(source, path)
     parts = []
     for rows in reader.rows():
         rows = check_range(rows, reader.problems)
         ok, values = _single_numbers(rows, reader.problems, "the target")
-        if task == Task.CLASSIFICATION:
-            wrong = ok & (values != 1) & (values != -1)
-            found = values[wrong]
-            reader.problems.add_lines(
-                rows.lines[wrong],
-                lambda i, found=found: f"expected a class label of +1 or -1, found {fmt(found[i])}",
-                hints.LABEL,
-            )
+        if spec is not None:
+            spec.check_target_lines(rows.lines, ok, values, reader.problems, options)
         parts.append(values)
     reader.problems.raise_if_any()
     return np.concatenate(parts)
@@ -75,8 +70,9 @@ def read_targets(source, *, path: str, task: Task | str | None = None) -> np.nda
 def is_labels(t: np.ndarray) -> bool:
     """Every target +1 or −1."""
     t = np.ascontiguousarray(t, dtype=np.float64)
-    if _native is not None:
-        return _native.all_labels(t)  # one pass, no temporary arrays
+    native = _accel.native()
+    if native is not None:
+        return native.all_labels(t)  # one pass, no temporary arrays
     return bool((np.abs(t) == 1).all())
 
 

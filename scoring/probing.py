@@ -9,22 +9,18 @@ from __future__ import annotations
 import numpy as np
 
 from .evaluate import Evaluation
-from .options import Task
 
 
 def rows_off_mode(evaluation: Evaluation) -> int:
     """How many examples' predictions differ from the most common prediction.
 
-    Classification compares p(y = +1); regression the predictive mean together with
-    the variance of Gaussian rows (NaN for quantile and sample rows, compared as equal).
+    What is compared is the task's (TaskSpec.probe_values): classification compares
+    p(y = +1); regression the predictive mean together with the variance of Gaussian
+    rows (NaN for quantile and sample rows, compared as equal) and the row type.
     0 means a constant file; a small positive count, a constant file but for a few rows.
     """
     ctx = evaluation.context
-    if evaluation.task == Task.CLASSIFICATION:
-        values = np.asarray(ctx.p, dtype=np.float64)[:, None]
-    else:
-        rows = ctx.rows
-        values = np.column_stack([rows.stats.mean, rows.variance, rows.kind.astype(np.float64)])
+    values = ctx.spec.probe_values(ctx)
     if values.shape[0] == 0:
         return 0
     # NaN compares equal to NaN here: replace it by a value no prediction takes.

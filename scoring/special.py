@@ -17,10 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-try:
-    from . import _native
-except ImportError:  # pragma: no cover - the expansions below serve
-    _native = None
+from . import _accel
 
 _SWITCH = 2.5
 _SERIES_TERMS = 60
@@ -49,18 +46,19 @@ def _erfc_fraction(x: np.ndarray) -> np.ndarray:
     return np.exp(-x * x) * _ONE_OVER_SQRT_PI / f
 
 
-def _libm(x, complement: bool) -> np.ndarray:
+def _libm(native, x, complement: bool) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     out = np.empty(x.shape)  # (0-d stays 0-d)
     x = np.ascontiguousarray(x)
-    _native.erf_into(x.reshape(-1), out.reshape(-1), complement)
+    native.erf_into(x.reshape(-1), out.reshape(-1), complement)
     return out
 
 
 def erf(x) -> np.ndarray:
     """Error function, elementwise."""
-    if _native is not None:
-        return _libm(x, False)
+    native = _accel.native()
+    if native is not None:
+        return _libm(native, x, False)
     x = np.asarray(x, dtype=np.float64)
     out = np.empty_like(x)
     ax = np.abs(x)
@@ -73,8 +71,9 @@ def erf(x) -> np.ndarray:
 
 def erfc(x) -> np.ndarray:
     """Complementary error function 1 − erf(x), accurate in the right tail."""
-    if _native is not None:
-        return _libm(x, True)
+    native = _accel.native()
+    if native is not None:
+        return _libm(native, x, True)
     x = np.asarray(x, dtype=np.float64)
     out = np.empty_like(x)
     small = np.abs(x) < _SWITCH

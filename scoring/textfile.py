@@ -37,15 +37,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _accel
 from .blocks import MAX_LINE_BYTES, LongLine, Tail, iter_blocks
 from .errors import Problems
 from .fixedwidth import _MATLAB, _columns, _field_layout, _matlab16
 from .lines import TOO_LONG, read_lines, too_many
-
-try:  # the C parser, built by ``python -m scoring._build`` (make install does)
-    from . import _native
-except ImportError:  # pragma: no cover - numpy alone reads every block, only slower
-    _native = None
 
 
 @dataclass
@@ -95,8 +91,9 @@ class Table:
 
 
 def compiled() -> bool:
-    """Whether the C parser is built (``python -m scoring._build``; make install does)."""
-    return _native is not None
+    """Whether the C parser is built (``python -m scoring._build``; make install does)
+    and not switched off (:func:`scoring._accel.disabled`)."""
+    return _accel.native() is not None
 
 
 def tables(
@@ -192,10 +189,11 @@ _COMPILED_MAX_BLOCK = 4 << 20
 
 def _compiled(buf: bytes, first_line: int, max_numbers: int | None) -> Table | None:
     """The block read by the C parser, or None if any line needs a closer look."""
-    if _native is None or len(buf) > _COMPILED_MAX_BLOCK:
+    native = _accel.native()
+    if native is None or len(buf) > _COMPILED_MAX_BLOCK:
         return None
     values, counts = _scratch.take(len(buf))
-    read = _native.parse_block(buf, values, counts, -1 if max_numbers is None else max_numbers)
+    read = native.parse_block(buf, values, counts, -1 if max_numbers is None else max_numbers)
     if read is None:
         return None
     n, lines = read

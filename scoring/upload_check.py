@@ -34,9 +34,9 @@ from .archive import (
     verify,
 )
 from .errors import ScoringError
-from .options import MAX_LINE_NUMBERS, ScoringOptions, Task
-from .parse import check_regression, read_classification
+from .options import MAX_LINE_NUMBERS, ScoringOptions
 from .rows import RowReader
+from .taskspec import get_task
 
 # A report is stored in at most this many bytes (as JSON), one line in at most
 # REPORT_LINE_MAX characters: what the site keeps and shows of a report.
@@ -66,7 +66,7 @@ class DatasetFacts:
     min_quantile_gap: float = 0.0
 
     def __post_init__(self):
-        object.__setattr__(self, "task", Task(self.task))
+        object.__setattr__(self, "task", get_task(self.task).name)
 
     @classmethod
     def from_json(cls, data: Mapping) -> DatasetFacts:
@@ -245,13 +245,11 @@ def check_file(
     scoring it would report, found without any target."""
     if deadline is not None:
         source = _Timed(source, deadline)
+    spec = get_task(task)
     reader = RowReader(source, path, max_numbers=MAX_LINE_NUMBERS)
     problems = reader.problems
     try:
-        if Task(task) == Task.CLASSIFICATION:
-            read_classification(source, path=path, n_expected=rows, reader=reader)
-        else:
-            check_regression(source, path=path, options=options, n_expected=rows, reader=reader)
+        spec.check(source, path=path, options=options, n_expected=rows, reader=reader)
     except ScoringError as error:
         return error.lines
     except _TimeUp:

@@ -4,6 +4,7 @@ import pytest
 from django.core.cache import cache
 
 from challenge_site.celery import app
+from scoring import _accel
 from tests.factories import make_challenge, make_dataset, make_user, make_zip
 
 # tests/stack needs gunicorn, Celery, PostgreSQL and Redis: `make test-stack` runs it on
@@ -44,6 +45,14 @@ def celery_in_process(request):
     app.conf.task_always_eager = app.conf.task_eager_propagates = True
     yield
     app.conf.task_always_eager, app.conf.task_eager_propagates = saved
+
+
+@pytest.fixture
+def no_native():
+    """The scoring package's one switch for its C extension: ``with no_native():`` runs
+    the block on the numpy paths, as if the extension were not built (scoring._accel),
+    so that a test can compare both paths."""
+    return _accel.disabled
 
 
 @pytest.fixture(autouse=True)

@@ -6,8 +6,6 @@ off, so that the second is tested on its own (it must hold if the first ever cha
 """
 
 import pytest
-from django.template import Context, Template
-from django.utils.safestring import SafeString
 from markdown_it import MarkdownIt
 
 from challenge_site import markdown
@@ -100,13 +98,6 @@ def test_unsafe_link_targets_do_not_become_links(source):
 
 def test_empty_and_none_render_as_nothing():
     assert render_markdown("") == "" and render_markdown(None) == ""
-
-
-def test_result_is_safe_for_templates_and_the_filter_uses_it():
-    assert isinstance(render_markdown("x"), SafeString)
-    template = Template("{% load markdown %}{{ text|markdown }}")
-    rendered = template.render(Context({"text": "**hi** <script>x()</script>"}))
-    assert rendered == "<p><strong>hi</strong> &lt;script&gt;x()&lt;/script&gt;</p>\n"
 
 
 def test_plain_text_is_the_markdown_source_trimmed():

@@ -54,6 +54,8 @@ def _run(args, env, tmp_path):
         "MEDIA_",
         "STATIC_ROOT",
         "VAR_DIR",
+        "DEFAULT_FROM_EMAIL",
+        "ANNOUNCEMENT_",
     )
     clean = {k: v for k, v in os.environ.items() if not k.startswith(ours)}
     clean.update(
@@ -194,3 +196,47 @@ def test_a_site_url_that_is_not_a_scheme_and_host_stops_start_up(tmp_path, value
     result = _run(["manage.py", "check"], {"SITE_URL": value}, tmp_path)
     assert result.returncode != 0
     assert "SITE_URL must be a scheme and a host" in result.stderr
+
+
+# The e-mail settings the outbox (challenge_site.mailing) sends announcements and results with.
+EMAIL_PROBE = """
+import json, django
+from django.conf import settings
+django.setup()
+print(json.dumps({
+    "backend": settings.EMAIL_BACKEND,
+    "from": settings.DEFAULT_FROM_EMAIL,
+    "batch": settings.ANNOUNCEMENT_EMAIL_BATCH_SIZE,
+}))
+"""
+
+
+def test_embedded_default_prints_emails_in_batches_of_100(tmp_path):
+    result = _run(["-c", EMAIL_PROBE], {}, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "backend": "django.core.mail.backends.console.EmailBackend",
+        "from": "challenges@localhost",
+        "batch": 100,
+    }
+
+
+def test_sender_and_batch_size_from_the_environment(tmp_path):
+    env = {
+        "EMAIL_HOST": "smtp.example.org",
+        "DEFAULT_FROM_EMAIL": "News <news@example.org>",
+        "ANNOUNCEMENT_EMAIL_BATCH_SIZE": "25",
+    }
+    result = _run(["-c", EMAIL_PROBE], env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "backend": "django.core.mail.backends.smtp.EmailBackend",
+        "from": "News <news@example.org>",
+        "batch": 25,
+    }
+
+
+def test_a_batch_size_below_one_stops_start_up(tmp_path):
+    result = _run(["-c", EMAIL_PROBE], {"ANNOUNCEMENT_EMAIL_BATCH_SIZE": "0"}, tmp_path)
+    assert result.returncode != 0
+    assert "ANNOUNCEMENT_EMAIL_BATCH_SIZE must be at least 1; got 0" in result.stderr

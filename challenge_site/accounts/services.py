@@ -1,4 +1,4 @@
-"""Participants: accounts, profiles and API tokens."""
+"""Participants: accounts, profiles and API tokens; the staff status of organisers."""
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -22,3 +22,11 @@ def regenerate_token(user: User) -> Token:
 
 def existing_token(user: User) -> Token | None:
     return Token.objects.filter(user=user).first()
+
+
+def admit_to_console(*, user: User) -> None:
+    """Give ``user`` the staff status that opens the admin (a new co-organiser): what
+    they may see there comes from the challenges they organise, not from the status."""
+    if not user.is_staff:
+        user.is_staff = True
+        user.save(update_fields=["is_staff"])

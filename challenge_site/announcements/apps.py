@@ -7,4 +7,9 @@ class AnnouncementsConfig(AppConfig):
     verbose_name = "Announcements"
 
     def ready(self):
-        from . import tasks  # noqa: F401 - registers the Celery task
+        from challenge_site.mailing import services as outbox
+
+        from . import services
+
+        # The e-mail goes out through the shared outbox, which sends it by this kind.
+        outbox.register(services.EMAIL)

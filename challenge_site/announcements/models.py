@@ -1,9 +1,9 @@
 """Announcements: organisers' news on a challenge's news page, e-mailed once on request.
 
 An announcement is e-mailed at most once: asking marks it "being e-mailed"
-(EmailState.SENDING) and Celery sends it in batches; each recipient gets a Delivery row
-*before* their message goes out, and the unique (announcement, user) pair means no
-second run, retry or repeated admin action can write one again (services.send_batch).
+(EmailState.SENDING) and Celery sends it in batches through the shared outbox
+(challenge_site.mailing), whose Delivery rows, kind "announcement", keep it to one
+message per person; the counts below are the announcement's own.
 """
 
 from django.conf import settings
@@ -104,42 +104,6 @@ class Announcement(models.Model):
 
     def is_published(self, *, now) -> bool:
         return self.published_at is not None and self.published_at <= now
-
-
-class DeliveryStatus(models.TextChoices):
-    CLAIMED = "claimed", "Not confirmed"  # written before sending; stays if the run died
-    SENT = "sent", "Sent"
-    FAILED = "failed", "Refused by the mail server"
-
-
-class Delivery(models.Model):
-    """One recipient of one announcement's e-mail: the log that keeps it to one message
-    per person. Written (claimed) before the message is handed to the mail server."""
-
-    announcement = models.ForeignKey(
-        Announcement, on_delete=models.CASCADE, related_name="deliveries"
-    )
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    email = models.EmailField(blank=True, help_text="The address it was sent to.")
-    status = models.CharField(max_length=8, choices=DeliveryStatus, default=DeliveryStatus.CLAIMED)
-    claimed_at = models.DateTimeField()
-    sent_at = models.DateTimeField(null=True, blank=True)
-    error = models.CharField(max_length=500, blank=True)
-
-    class Meta:
-        verbose_name_plural = "deliveries"
-        ordering = ["announcement", "id"]
-        constraints = [
-            # At most one message per person and announcement; its index also serves
-            # the next batch's "recipients without a row": WHERE announcement = X.
-            models.UniqueConstraint(fields=["announcement", "user"], name="delivery_once_per_user"),
-            models.CheckConstraint(
-                condition=Q(status__in=DeliveryStatus.values), name="delivery_status_valid"
-            ),
-        ]
-
-    def __str__(self):
-        return f"{self.announcement} → {self.email}"
 
 
 class EmailOptOut(models.Model):

@@ -1,51 +1,38 @@
-"""Announcements: the news page's list, who receives the e-mail, sending it in batches,
+"""Announcements: the news page's list, who receives the e-mail, its message,
 unsubscribing.
 
 E-mail, at most once per person: ``request_email`` marks the announcement SENDING and
-queues the task (on commit); each run of the task (``send_batch``) opens the mail
-connection, then claims the next batch (a Delivery row per recipient, committed) and only
-then sends. Whatever happens next, a claimed person is never claimed again: a retried or
-repeated task, a second admin action and two runs at once (the unique Delivery pair, and
-the row lock on the announcement around each claim) all skip them. Should a worker die
-between a claim and its message, that person's row stays "not confirmed" and they get
-nothing: the e-mail is sent at most once, not at least once. A mail server that refuses
-the connection claims nobody (the task tries again later); one that fails mid-batch
-leaves the unsent rest of the batch unclaimed, sent by the retry.
+queues its mailing (on commit) in the outbox every batched e-mail shares
+(challenge_site.mailing), which sends it in batches, claiming each recipient before
+their message goes out. ``EMAIL`` tells the outbox what is specific to announcements
+(apps.py registers it): who receives it, the message, and the announcement's counts.
 """
 
 from __future__ import annotations
 
-import logging
-import smtplib
-from contextvars import ContextVar
-from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from urllib.parse import urljoin
 
-from celery.exceptions import Retry
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core import signing
-from django.core.mail import EmailMessage, get_connection
-from django.db import IntegrityError, transaction
+from django.core.mail import EmailMessage
+from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
-from kombu.exceptions import OperationalError
 
-from challenge_site.celery import app as celery_app
 from challenge_site.challenges.models import Challenge, Participant, format_utc
+from challenge_site.mailing import services as outbox
+from challenge_site.mailing.unsubscribe import InvalidToken, sign, unsign
 from challenge_site.markdown import plain_text
 from challenge_site.submissions.models import Submission
 
-from .models import Announcement, Delivery, DeliveryStatus, EmailOptOut, EmailState
+from .models import Announcement, EmailOptOut, EmailState
 
-logger = logging.getLogger(__name__)
-
-TASK = "announcements.send_batch"
-# The mail server is down or the connection broke: the task tries again later.
-MAIL_UNAVAILABLE = (smtplib.SMTPException, OSError)
+# The announcements' mailings in the outbox (Delivery.kind; a mailing's id is the
+# announcement's).
+KIND = "announcement"
 UNSUBSCRIBE_SALT = "challenge_site.announcements.unsubscribe"
 
 
@@ -79,8 +66,7 @@ def recipients(*, challenge: Challenge) -> QuerySet:
 
 def pending_recipients(announcement: Announcement) -> QuerySet:
     """Recipients not claimed yet by a batch of this announcement."""
-    claimed = Delivery.objects.filter(announcement=announcement).values("user")
-    return recipients(challenge=announcement.challenge).exclude(pk__in=claimed)
+    return outbox.pending_recipients(kind=KIND, mailing=announcement)
 
 
 # --- Asking for the e-mail ------------------------------------------------------------------
@@ -141,7 +127,7 @@ def request_email(*, announcement_id: int, user, site_url: str, now: datetime) -
                 "email_recipients",
             ]
         )
-        transaction.on_commit(partial(enqueue, announcement.pk))
+        transaction.on_commit(partial(outbox.enqueue, KIND, announcement.pk))
     return announcement
 
 
@@ -151,134 +137,40 @@ def resume_email(*, announcement_id: int) -> bool:
     not claimed yet receive it. False if it is not being e-mailed."""
     if not Announcement.objects.filter(pk=announcement_id, email_state=EmailState.SENDING).exists():
         return False
-    transaction.on_commit(partial(enqueue, announcement_id))
+    transaction.on_commit(partial(outbox.enqueue, KIND, announcement_id))
     return True
 
 
-# Set while tasks run in-process (no broker): a task that queues the next batch from
-# inside a run adds to this list instead of nesting a run per batch (which would pile up
-# a stack frame per batch); the outermost enqueue runs them one after another.
-_in_process_queue: ContextVar[list[int] | None] = ContextVar("announcement_queue", default=None)
+# --- Sending (in the outbox: challenge_site.mailing) ---------------------------------------
 
 
-def enqueue(announcement_id: int) -> None:
-    """Send the batch task by name (tasks.py imports this module, not the other way
-    round). Without a broker the task runs here, eagerly, each batch after the last."""
-    signature = celery_app.signature(TASK, args=(announcement_id,))
-    if not celery_app.conf.task_always_eager:
-        try:
-            signature.delay()
-        except OperationalError:
-            logger.warning(
-                "broker unavailable: announcement %s waits; resume it from the admin "
-                "(“E-mail to participants…”)",
-                announcement_id,
-            )
-        return
-    queue = _in_process_queue.get()
-    if queue is not None:
-        queue.append(announcement_id)
-        return
-    queue = [announcement_id]
-    token = _in_process_queue.set(queue)
-    try:
-        while queue:
-            pk = queue.pop(0)
-            try:
-                celery_app.signature(TASK, args=(pk,)).delay()
-            except (Retry, *MAIL_UNAVAILABLE):  # in-process a retry is raised, not queued
-                logger.exception(
-                    "mail server unavailable: announcement %s is not fully e-mailed; resume "
-                    "it from the admin (“E-mail to participants…”)",
-                    pk,
-                )
-    finally:
-        _in_process_queue.reset(token)
-
-
-# --- Sending ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Batch:
-    sent: int = 0
-    failed: int = 0
-    more: bool = False  # queue another run: the batch was full
-
-
-def send_batch(*, announcement_id: int, now: datetime, size: int | None = None) -> Batch:
-    """Send the next ``size`` recipients (ANNOUNCEMENT_EMAIL_BATCH_SIZE) their e-mail;
-    the announcement becomes SENT once a batch finds fewer. Raises one of
-    MAIL_UNAVAILABLE when the mail server is down or fails mid-batch (what was sent is
-    recorded first; the unsent rest of the batch is released for the retry)."""
-    size = size or settings.ANNOUNCEMENT_EMAIL_BATCH_SIZE
-    announcement = (
-        Announcement.objects.select_related("challenge").filter(pk=announcement_id).first()
+def _being_emailed(announcement_id: int) -> Announcement | None:
+    """The announcement if it is being e-mailed (a batch may go out)."""
+    return (
+        Announcement.objects.select_related("challenge")
+        .filter(pk=announcement_id, email_state=EmailState.SENDING)
+        .first()
     )
-    if announcement is None or announcement.email_state != EmailState.SENDING:
-        return Batch()
-    # Opened before anyone is claimed: a server that is down leaves the batch untouched.
-    with get_connection(fail_silently=False) as connection:
-        claimed = _claim(announcement, size=size, now=now)
-        if claimed is None:  # another run holds the batch; it carries on from there
-            return Batch()
-        sent: list[int] = []
-        failed: dict[int, str] = {}
-        try:
-            for delivery, user in claimed:
-                message = build_message(announcement, user=user, connection=connection)
-                try:
-                    connection.send_messages([message])
-                except smtplib.SMTPRecipientsRefused as error:
-                    failed[delivery.pk] = str(error)[:500]
-                else:
-                    sent.append(delivery.pk)
-        finally:
-            _record(announcement, claimed=claimed, sent=sent, failed=failed, now=now)
-    if len(claimed) < size:
-        _finish(announcement, now=now)
-        return Batch(len(sent), len(failed), more=False)
-    return Batch(len(sent), len(failed), more=True)
 
 
-def _claim(announcement: Announcement, *, size: int, now: datetime):
-    """Write a Delivery row for each of the next ``size`` pending recipients, committed
-    before any message goes out; [(delivery, user)], or None if another run claimed
-    some of them at the same moment."""
-    try:
-        with transaction.atomic():
-            # Runs of the same announcement claim one after another, each seeing the
-            # rows of the last (the unique pair would refuse a double claim anyway).
-            Announcement.objects.select_for_update().filter(pk=announcement.pk).first()
-            users = list(pending_recipients(announcement)[:size])
-            deliveries = Delivery.objects.bulk_create(
-                Delivery(announcement=announcement, user=user, email=user.email, claimed_at=now)
-                for user in users
-            )
-    except IntegrityError:
-        return None
-    return list(zip(deliveries, users, strict=True))
+def _count(announcement_id: int, *, sent: int, failed: int, now: datetime) -> None:
+    Announcement.objects.filter(pk=announcement_id).update(
+        email_sent=F("email_sent") + sent, email_failed=F("email_failed") + failed
+    )
 
 
-def _record(announcement, *, claimed, sent: list[int], failed: dict[int, str], now) -> None:
-    """After a batch: sent and refused rows marked, counts added; rows whose message was
-    not handed over (the batch stopped) deleted, so the retry sends them."""
-    done = set(sent) | set(failed)
-    released = [delivery.pk for delivery, _ in claimed if delivery.pk not in done]
-    with transaction.atomic():
-        Delivery.objects.filter(pk__in=sent).update(status=DeliveryStatus.SENT, sent_at=now)
-        for pk, error in failed.items():
-            Delivery.objects.filter(pk=pk).update(status=DeliveryStatus.FAILED, error=error)
-        Delivery.objects.filter(pk__in=released).delete()
-        Announcement.objects.filter(pk=announcement.pk).update(
-            email_sent=F("email_sent") + len(sent), email_failed=F("email_failed") + len(failed)
-        )
-
-
-def _finish(announcement: Announcement, *, now: datetime) -> None:
-    Announcement.objects.filter(pk=announcement.pk, email_state=EmailState.SENDING).update(
+def _finish(announcement_id: int, *, now: datetime) -> None:
+    Announcement.objects.filter(pk=announcement_id, email_state=EmailState.SENDING).update(
         email_state=EmailState.SENT, emailed_at=now
     )
+
+
+def _recipients_of(announcement: Announcement) -> QuerySet:
+    return recipients(challenge=announcement.challenge)
+
+
+def _message(announcement: Announcement, *, user, now: datetime, connection) -> EmailMessage:
+    return build_message(announcement, user=user, connection=connection)
 
 
 def build_message(announcement: Announcement, *, user, connection=None) -> EmailMessage:
@@ -312,16 +204,24 @@ def build_message(announcement: Announcement, *, user, connection=None) -> Email
     )
 
 
+EMAIL = outbox.Kind(
+    name=KIND,
+    model=Announcement,
+    load=_being_emailed,
+    recipients=_recipients_of,
+    message=_message,
+    record=_count,
+    finish=_finish,
+    resume_hint="resume it from the admin (“E-mail to participants…”)",
+)
+
+
 # --- Unsubscribing ---------------------------------------------------------------------------
-
-
-class InvalidToken(Exception):
-    """An unsubscribe token that was not made here (tampered with or cut short)."""
 
 
 def unsubscribe_token(user) -> str:
     """The user's unsubscribe token: their id, signed (no expiry, no login needed)."""
-    return signing.dumps(user.pk, salt=UNSUBSCRIBE_SALT)
+    return sign(user.pk, salt=UNSUBSCRIBE_SALT)
 
 
 def unsubscribe_path(user) -> str:
@@ -330,10 +230,7 @@ def unsubscribe_path(user) -> str:
 
 def user_id_for_token(token: str) -> int:
     """The user id a token was made for; InvalidToken if the signature does not match."""
-    try:
-        user_id = signing.loads(token, salt=UNSUBSCRIBE_SALT)
-    except (signing.BadSignature, ValueError, UnicodeError) as error:
-        raise InvalidToken(str(error)) from None
+    user_id = unsign(token, salt=UNSUBSCRIBE_SALT)
     if not isinstance(user_id, int) or isinstance(user_id, bool):
         raise InvalidToken("not a user id")
     return user_id

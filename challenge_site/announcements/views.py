@@ -5,9 +5,10 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_safe
 
 from challenge_site.access import get_visible_or_404
-from challenge_site.challenges.models import Challenge
-from challenge_site.challenges.services import current_phase, next_milestone
+from challenge_site.challenges.clock import current_phase, next_milestone
+from challenge_site.challenges.policy import visible_challenges
 from challenge_site.challenges.tabs import tabs_for
+from challenge_site.mailing.unsubscribe import InvalidToken, masked
 
 from . import services
 
@@ -17,7 +18,7 @@ def challenge_news(request, slug):
     """The challenge's published announcements, newest first; seen by whoever may see
     the challenge (a draft's news: its organisers only)."""
     now = timezone.now()
-    challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
+    challenge = get_visible_or_404(visible_challenges, user=request.user, now=now, slug=slug)
     context = {
         "challenge": challenge,
         "phase": current_phase(challenge, now=now),
@@ -36,7 +37,7 @@ def unsubscribe(request, token):
     GET shows a button; POST (with CSRF token) unsubscribes, or subscribes again."""
     try:
         user_id = services.user_id_for_token(token)
-    except services.InvalidToken:
+    except InvalidToken:
         return render(request, "announcements/unsubscribe_invalid.html", status=400)
     user = get_user_model().objects.filter(pk=user_id).first()
     if user is None:
@@ -48,16 +49,7 @@ def unsubscribe(request, token):
             services.unsubscribe(user=user, now=timezone.now())
         return redirect(request.path)
     context = {
-        "address": _masked(user.email),
+        "address": masked(user.email),
         "unsubscribed": services.is_unsubscribed(user),
     }
     return render(request, "announcements/unsubscribe.html", context)
-
-
-def _masked(email: str) -> str:
-    """a…@example.org: enough to recognise one's address, not to read it off a
-    forwarded link."""
-    local, at, domain = email.partition("@")
-    if not at:
-        return "your address"
-    return f"{local[:1]}…@{domain}"

@@ -5,8 +5,9 @@ the feedback (exact scores or the Ladder); their checks and what a change sets o
 - The public part is fixed once the test phase has begun: test entries are scored on it.
 - The Ladder needs every dataset's ranking loss to have per-example terms.
 - A changed public part rescores the challenge's entries (baselines included) so that
-  every entry has its part scores; a changed number of final entries, or a dataset's
-  changed ranking loss, recomputes which entries count (and the Ladder's shown scores).
+  every entry has its part scores; a changed number of final entries recomputes which
+  entries count (services.options_changed; a dataset's changed ranking loss likewise,
+  datasets.forms.DatasetRankingForm).
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from django.contrib import messages
 from django.utils import timezone
 
 import scoring
-from datasets.forms import DatasetUploadForm
 
 from .models import Challenge, Feedback, format_utc
+from .services import options_changed
 
 FIELDS = ("test_public_fraction", "final_entries", "feedback")
 FIELDSET = ("Ranking and feedback", {"fields": FIELDS})
@@ -65,40 +66,6 @@ def check_options(form, cleaned: dict) -> None:
             form.add_error("feedback", problems)
 
 
-class DatasetRankingForm(DatasetUploadForm):
-    """The dataset form of the admin (its page and the challenge's inline): a new dataset
-    or a changed ranking loss must suit the challenge's feedback."""
-
-    def clean(self):
-        cleaned = super().clean()
-        challenge, task = cleaned.get("challenge"), cleaned.get("task")
-        changed = self.instance.pk is None or {"task", "ranking_loss"} & set(self.changed_data)
-        if (
-            challenge is not None
-            and task
-            and changed
-            and challenge.feedback == Feedback.LADDER
-            and "ranking_loss" not in self.errors
-        ):
-            message = ladder_refusal(
-                name=cleaned.get("name") or self.instance.name,
-                task=task,
-                ranking_loss=cleaned.get("ranking_loss", ""),
-            )
-            if message:
-                self.add_error("ranking_loss", message)
-        return cleaned
-
-
-def ranking_loss_changed(dataset) -> None:
-    """A dataset's ranking loss changed (inside the save): recompute the Ladder's shown
-    scores and the entries that count for the final ranking."""
-    from challenge_site.submissions import finals, ladder
-
-    ladder.refresh_dataset(dataset=dataset)
-    finals.refresh_dataset(dataset=dataset)
-
-
 class RankingAdminMixin:
     """For ChallengeAdmin: what a saved change of the options sets off."""
 
@@ -114,22 +81,13 @@ class RankingAdminMixin:
         if before is None:
             return
         fraction, final_entries = before
-        if obj.test_public_fraction != fraction:
-            from challenge_site.submissions.models import FINAL, Submission
-            from challenge_site.submissions.services import rescore
-
-            count = rescore(
-                submissions=Submission.objects.filter(dataset__challenge=obj, status__in=FINAL)
+        count = options_changed(
+            challenge=obj, public_fraction_before=fraction, final_entries_before=final_entries
+        )
+        if count:
+            self.message_user(
+                request,
+                f"The public part changed: {count} entr{'y' if count == 1 else 'ies'} "
+                "(baselines included) queued to be scored again.",
+                messages.INFO,
             )
-            if count:
-                self.message_user(
-                    request,
-                    f"The public part changed: {count} entr{'y' if count == 1 else 'ies'} "
-                    "(baselines included) queued to be scored again.",
-                    messages.INFO,
-                )
-        if obj.final_entries != final_entries or obj.test_public_fraction != fraction:
-            from challenge_site.submissions import finals
-
-            for dataset in obj.datasets.all():
-                finals.refresh_dataset(dataset=dataset)

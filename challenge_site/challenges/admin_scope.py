@@ -1,7 +1,7 @@
 """The admin as each organiser's console: every model admin of challenge data shows an
 organiser the rows of the challenges they organise and nothing else (superusers: all).
 
-Rights come from organising a challenge (challenge_site.policy), not from Django's
+Rights come from organising a challenge (challenges.policy), not from Django's
 per-model permissions: an organiser needs staff status to log in, nothing more. A row of
 another challenge is not in the list, not reachable by its URL (the admin's "does not
 exist" page) and not offered in a choice of challenge.
@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from challenge_site import policy
-
+from . import policy
 from .models import Challenge
 
 

@@ -2,15 +2,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models, transaction
+from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
 
 class Phase(models.TextChoices):
-    """Where a challenge is on its clock (see services.current_phase)."""
+    """Where a challenge is on its clock (see clock.current_phase)."""
 
     UPCOMING = "upcoming", "Upcoming"
     VALIDATION = "validation", "Validation phase"
@@ -53,13 +52,13 @@ def publication_refusal(challenge: "Challenge", *, now: datetime) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Audit:
     """Who changes a challenge's publication, and how; recorded as a ChallengeEvent."""
 
     user: object = None  # a User, or None for commands and code
     via: str = ""
-    at: datetime | None = None  # default: the moment of saving
+    at: datetime  # the services' explicit now
 
 
 class Challenge(models.Model):
@@ -198,34 +197,6 @@ class Challenge(models.Model):
     def __str__(self):
         return self.title
 
-    def save(self, *args, audit: Audit | None = None, **kwargs):
-        """Refuse published results before the deadline (by the real clock: a check
-        constraint cannot see it) and record every change of publication as a
-        ChallengeEvent, whoever saves: the admin, import_challenge or code."""
-        update_fields = kwargs.get("update_fields")
-        if update_fields is None or {"results_published", "deadline"} & set(update_fields):
-            self._check_publication()
-        publication_may_change = update_fields is None or "results_published" in update_fields
-        with transaction.atomic():
-            before = False
-            if publication_may_change and self.pk is not None and not self._state.adding:
-                before = (
-                    Challenge.objects.select_for_update()
-                    .filter(pk=self.pk)
-                    .values_list("results_published", flat=True)
-                    .first()
-                ) or False
-            super().save(*args, **kwargs)
-            if publication_may_change and before != self.results_published:
-                from .publication import record_publication
-
-                record_publication(self, audit=audit or Audit(via="Challenge.save()"))
-
-    def clean(self):
-        super().clean()
-        if self.deadline is not None:
-            self._check_publication()
-
     @property
     def has_public_part(self) -> bool:
         """The test set is split into a public part (scored at once) and a private one."""
@@ -235,29 +206,6 @@ class Challenge(models.Model):
     def is_draft(self) -> bool:
         """Not opened yet: invisible (404) to everyone but its organisers."""
         return self.opened_at is None
-
-    def _check_publication(self) -> None:
-        """ValidationError if the results are published before the deadline (real clock).
-
-        The error is the deadline's when the results already were published (a form
-        moving it into the future), else results_published's (publishing too early)."""
-        if not self.results_published:
-            return
-        refusal = publication_refusal(self, now=timezone.now())
-        if refusal is None:
-            return
-        was_published = (
-            self.pk is not None
-            and not self._state.adding
-            and Challenge.objects.filter(pk=self.pk, results_published=True).exists()
-        )
-        if was_published:
-            message = (
-                "The results are published, so the deadline must have passed: withdraw "
-                f"them before moving it to {format_utc(self.deadline)}."
-            )
-            raise ValidationError({"deadline": message}, code="published")
-        raise ValidationError({"results_published": refusal}, code="too_early")
 
 
 class EventKind(models.TextChoices):
@@ -271,7 +219,7 @@ class EventKind(models.TextChoices):
 class ChallengeEvent(models.Model):
     """What happened to a challenge's results and target files: who, when, what.
 
-    Written by the code that makes the change (Challenge.save, datasets.services);
+    Written by the code that makes the change (challenges.services, datasets.services);
     staff read them in the admin, nobody edits them."""
 
     challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="events")

@@ -1,9 +1,10 @@
 """Taking part in a challenge: joining it, accepting its rules, approval by its organisers.
 
 What a user must have done before downloading or submitting is the policy's
-(``policy.participation_block``); these functions record the steps and describe where a
-user stands. Every function takes keyword arguments and an explicit ``now`` where the
-clock matters.
+(``policy.participation_missing``); these functions record the steps and describe where a
+user stands, in words too (``participation_block``: the refusal that downloads and
+submissions give). Every function takes keyword arguments and an explicit ``now`` where
+the clock matters.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from datetime import datetime
 
 from django.db.models import QuerySet
 
-from challenge_site import policy
-
+from . import policy
 from .models import Challenge, Participant
 
 
@@ -58,8 +58,34 @@ def standing(*, challenge: Challenge, user) -> Standing:
         organiser=policy.is_organiser(user, challenge),
         asks_rules=policy.RULES_ACCEPTANCE in asked,
         asks_approval=policy.APPROVAL in asked,
-        block=policy.participation_block(challenge, user=user),
+        block=participation_block(challenge, user=user),
     )
+
+
+def participation_block(challenge: Challenge, *, user) -> str | None:
+    """Why ``user`` may not download the challenge's data or submit to it, in words, or
+    None if they may."""
+    missing, joined = policy.participation_standing(challenge, user=user)
+    if not missing:
+        return None
+    title = challenge.title
+    if not user.is_authenticated:
+        asked = policy.participation_asks(challenge)
+        if asked == (policy.RULES_ACCEPTANCE,):
+            what = "its participants accept its rules"
+        elif asked == (policy.APPROVAL,):
+            what = "the organisers approve each participant"
+        else:
+            what = "its participants accept its rules and the organisers approve each one"
+        return f"Log in and join {title} first: {what}."
+    if policy.RULES_ACCEPTANCE in missing:
+        then = (
+            "; the organisers then approve your participation" if policy.APPROVAL in missing else ""
+        )
+        return f"Accept the rules of {title} first{then}."
+    if joined:
+        return f"Your participation in {title} is waiting for the organisers' approval."
+    return f"Ask to join {title} first: the organisers approve each participant."
 
 
 def join(*, challenge: Challenge, user, accept_rules: bool, now: datetime) -> Participant:

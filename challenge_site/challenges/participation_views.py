@@ -1,5 +1,5 @@
 """The join page (accept the rules, ask for approval) and the refusal that downloads and
-submissions give to users who may not take part yet (policy.participation_block)."""
+submissions give to users who may not take part yet (participation_block, in participation.py)."""
 
 from urllib.parse import urlencode
 
@@ -13,11 +13,11 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
-from challenge_site import policy
 from challenge_site.access import get_visible_or_404
 
 from . import participation
 from .models import Challenge
+from .policy import visible_challenges
 
 
 class JoinForm(forms.Form):
@@ -52,7 +52,7 @@ def join(request, slug):
     """GET: the rules and the user's standing; POST (logged in, CSRF-checked by the
     middleware): join, accepting the rules when the challenge asks for it."""
     now = timezone.now()
-    challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
+    challenge = get_visible_or_404(visible_challenges, user=request.user, now=now, slug=slug)
     if request.method == "POST" and not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
     standing = participation.standing(challenge=challenge, user=request.user)
@@ -95,7 +95,7 @@ def refusal(request, challenge: Challenge, *, back: str) -> HttpResponse | None:
     """None if the user may download the challenge's data and submit to it; otherwise
     the answer to give: the log-in page for anonymous visitors, else a page (403) that
     says what is missing and links to the join page, which brings them ``back``."""
-    reason = policy.participation_block(challenge, user=request.user)
+    reason = participation.participation_block(challenge, user=request.user)
     if reason is None:
         return None
     if not request.user.is_authenticated:

@@ -7,8 +7,9 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from challenge_site import policy
+from challenge_site.middleware import PREVIEW_SESSION_KEY
 
+from . import policy
 from .models import Challenge
 
 
@@ -21,12 +22,12 @@ def toggle_preview(request, slug):
     challenge = get_object_or_404(Challenge, slug=slug)
     if not policy.may_preview(request.user, challenge):
         raise Http404
-    ids = set(request.session.get(policy.PREVIEW_SESSION_KEY, []))
+    ids = set(request.session.get(PREVIEW_SESSION_KEY, []))
     if request.POST.get("on") == "1":
         ids.add(challenge.pk)
     else:
         ids.discard(challenge.pk)
-    request.session[policy.PREVIEW_SESSION_KEY] = sorted(ids)
+    request.session[PREVIEW_SESSION_KEY] = sorted(ids)
     target = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()

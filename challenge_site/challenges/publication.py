@@ -1,22 +1,18 @@
 """What publishing a challenge's results makes public, shown before it happens (the
 admin's confirmation page) and kept with the record of it (ChallengeEvent.detail).
 
-Which scores and files publication reveals is challenge_site.policy's to say; this
-module only counts them, comparing the challenge as it is with it published.
+Which scores and files publication reveals is the policy's to say (challenges.policy's
+release rule, submissions.policy's page-public entries); the apps that hold them count
+them (signals.exposure_counted), comparing the challenge as it is with it published.
 """
 
 import copy
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db.models import Count
-from django.utils import timezone
-
-from challenge_site import policy
-from challenge_site.submissions.models import Score
-from datasets.models import DatasetFile
-
-from .models import Audit, Challenge, ChallengeEvent, EventKind, publication_refusal
+from . import signals
+from .models import Challenge, publication_refusal
+from .policy import HIDDEN_UNTIL_PUBLICATION, released_parts
 
 
 @dataclass(frozen=True)
@@ -24,8 +20,8 @@ class DatasetExposure:
     """One dataset: its test-split entries and scores, and the files publication releases."""
 
     name: str
-    test_entries: int
-    test_scores: int
+    test_entries: int = 0
+    test_scores: int = 0
     released_files: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict:
@@ -65,62 +61,22 @@ class Exposure:
 def exposure(challenge: Challenge, *, now: datetime) -> Exposure:
     """Per dataset: the test entries and their scores that publication shows (on the
     leaderboards, and on disqualified entries' own pages), and the files participants may
-    download once published (at a moment after the deadline)."""
-    hidden = policy.HIDDEN_UNTIL_PUBLICATION
-    counts = {
-        row["dataset"]: row
-        for row in policy.page_public_scores(
-            Score.objects.filter(dataset__challenge=challenge, split=hidden)
-        )
-        .values("dataset")
-        .annotate(entries=Count("submission", distinct=True), scores=Count("id"))
-    }
+    download once published (at a moment after the deadline). The apps that hold them
+    count them (signals.exposure_counted): the datasets app the files, the submissions
+    app the entries and scores."""
     after = max(now, challenge.deadline) + timedelta(seconds=1)
     published, unpublished = copy.copy(challenge), copy.copy(challenge)
     published.results_published, unpublished.results_published = True, False
-    parts = policy.released_parts(published, now=after) - policy.released_parts(
-        unpublished, now=after
+    parts = released_parts(published, now=after) - released_parts(unpublished, now=after)
+    counted: dict[int, dict] = {}
+    answers = signals.exposure_counted.send(
+        sender=Challenge, challenge=challenge, parts=parts, split=HIDDEN_UNTIL_PUBLICATION
     )
-    files: dict[int, list[str]] = {}
-    for datafile in (
-        DatasetFile.objects.filter(dataset__challenge=challenge)
-        .select_related("dataset")
-        .order_by("dataset__position", "dataset__name", "split", "kind")
-    ):
-        if (datafile.split, datafile.kind) in parts:
-            files.setdefault(datafile.dataset_id, []).append(datafile.filename)
+    for _, answer in answers:
+        for dataset_id, fields in (answer or {}).items():
+            counted.setdefault(dataset_id, {}).update(fields)
     datasets = [
-        DatasetExposure(
-            name=dataset.name,
-            test_entries=counts.get(dataset.pk, {}).get("entries", 0),
-            test_scores=counts.get(dataset.pk, {}).get("scores", 0),
-            released_files=files.get(dataset.pk, []),
-        )
+        DatasetExposure(name=dataset.name, **counted.get(dataset.pk, {}))
         for dataset in challenge.datasets.all()
     ]
     return Exposure(challenge, datasets, publication_refusal(challenge, now=now))
-
-
-def record_event(challenge: Challenge, *, kind: EventKind, audit: Audit, detail: dict):
-    """A ChallengeEvent: who (a user, or none for commands and code), how, when."""
-    user = audit.user if getattr(audit.user, "pk", None) else None
-    return ChallengeEvent.objects.create(
-        challenge=challenge,
-        kind=kind,
-        at=audit.at or timezone.now(),
-        user=user,
-        username=user.get_username() if user is not None else "",
-        via=audit.via,
-        detail=detail,
-    )
-
-
-def record_publication(challenge: Challenge, *, audit: Audit) -> ChallengeEvent:
-    """The ChallengeEvent of a change of ``challenge.results_published`` (Challenge.save)."""
-    at = audit.at or timezone.now()
-    return record_event(
-        challenge,
-        kind=EventKind.PUBLISHED if challenge.results_published else EventKind.WITHDRAWN,
-        audit=Audit(user=audit.user, via=audit.via, at=at),
-        detail=exposure(challenge, now=at).as_json(),
-    )

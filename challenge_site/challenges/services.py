@@ -1,63 +1,70 @@
-"""The challenge clock (phases and milestones, as functions of an explicit `now`), and
-publishing results: only after the deadline, every change recorded as a ChallengeEvent."""
+"""Publishing a challenge's results (only after the deadline, at an explicit ``now``) and
+the record of every change of publication, opening and target file as a ChallengeEvent.
 
-from dataclasses import dataclass
+``Challenge.save()`` only saves: the admin, the importer and code publish through
+``publish_results`` / ``withdraw_results``, and forms that move a deadline ask
+``check_publication``.
+"""
+
 from datetime import datetime
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from .models import Audit, Challenge, ChallengeEvent, EventKind, Phase, publication_refusal
+from . import signals
+from .models import (
+    Audit,
+    Challenge,
+    ChallengeEvent,
+    EventKind,
+    format_utc,
+    publication_refusal,
+)
+from .publication import exposure
 
 
-@dataclass(frozen=True)
-class Milestone:
-    label: str
-    when: datetime
-    passed: bool
+def check_publication(*, challenge: Challenge, now: datetime) -> None:
+    """ValidationError if ``challenge``'s results would be public at ``now`` before its
+    deadline: the deadline's error when they already are published (a form moving it into
+    the future), else results_published's (publishing too early)."""
+    if not challenge.results_published:
+        return
+    refusal = publication_refusal(challenge, now=now)
+    if refusal is None:
+        return
+    was_published = (
+        challenge.pk is not None
+        and not challenge._state.adding
+        and Challenge.objects.filter(pk=challenge.pk, results_published=True).exists()
+    )
+    if was_published:
+        message = (
+            "The results are published, so the deadline must have passed: withdraw "
+            f"them before moving it to {format_utc(challenge.deadline)}."
+        )
+        raise ValidationError({"deadline": message}, code="published")
+    raise ValidationError({"results_published": refusal}, code="too_early")
 
 
-def current_phase(challenge: Challenge, *, now: datetime) -> Phase:
-    """Upcoming before start; validation until test_start; test until the deadline
-    (inclusive); post-challenge afterwards."""
-    if now < challenge.start:
-        return Phase.UPCOMING
-    if now < challenge.test_start:
-        return Phase.VALIDATION
-    if now <= challenge.deadline:
-        return Phase.TEST
-    return Phase.POST
-
-
-def timeline(challenge: Challenge, *, now: datetime) -> list[Milestone]:
-    """The three dates, each marked passed exactly when current_phase has moved beyond it."""
-    return [
-        Milestone(
-            "Challenge opens: datasets released, validation phase begins",
-            challenge.start,
-            passed=now >= challenge.start,
-        ),
-        Milestone(
-            "Test phase begins: validation targets released",
-            challenge.test_start,
-            passed=now >= challenge.test_start,
-        ),
-        Milestone(
-            "Deadline for test submissions", challenge.deadline, passed=now > challenge.deadline
-        ),
-    ]
-
-
-def next_milestone(challenge: Challenge, *, now: datetime) -> Milestone | None:
-    """The first milestone still ahead, or None once the deadline has passed."""
-    return next((m for m in timeline(challenge, now=now) if not m.passed), None)
+def record_event(challenge: Challenge, *, kind: EventKind, audit: Audit, detail: dict):
+    """A ChallengeEvent: who (a user, or none for commands and code), how, when."""
+    user = audit.user if getattr(audit.user, "pk", None) else None
+    return ChallengeEvent.objects.create(
+        challenge=challenge,
+        kind=kind,
+        at=audit.at,
+        user=user,
+        username=user.get_username() if user is not None else "",
+        via=audit.via,
+        detail=detail,
+    )
 
 
 def publish_results(*, challenge: Challenge, user, now: datetime, via: str = "") -> bool:
     """Make the test scores of ``challenge`` public; False if they already were.
 
-    ValidationError (saying when they can be) before the deadline. Challenge.save
-    refuses as well, by the real clock, and records the ChallengeEvent.
+    ValidationError (saying when they can be) before the deadline; a ChallengeEvent
+    records the change, with what it made public (publication.exposure).
     """
     return _set_published(challenge, True, user=user, now=now, via=via)
 
@@ -80,8 +87,12 @@ def _set_published(challenge: Challenge, published: bool, *, user, now, via) -> 
             challenge.results_published = published
             return False
         challenge.results_published = published
-        challenge.save(
-            update_fields=["results_published", "updated"], audit=Audit(user=user, via=via, at=now)
+        challenge.save(update_fields=["results_published", "updated"])
+        record_event(
+            challenge,
+            kind=EventKind.PUBLISHED if published else EventKind.WITHDRAWN,
+            audit=Audit(user=user, via=via, at=now),
+            detail=exposure(challenge, now=now).as_json(),
         )
     return True
 
@@ -111,8 +122,6 @@ def record_target_change(
     if revised:
         Challenge.objects.filter(pk=challenge.pk).update(results_revised_at=now)
         challenge.results_revised_at = now
-    from .publication import record_event  # publication needs the policy, which needs us
-
     return record_event(
         challenge,
         kind=EventKind.TARGETS_REPLACED if new_sha256 else EventKind.TARGETS_DELETED,
@@ -126,3 +135,23 @@ def record_target_change(
             "results_revised": revised,
         },
     )
+
+
+def options_changed(
+    *, challenge: Challenge, public_fraction_before: float, final_entries_before: int
+) -> int:
+    """After a save of ``challenge`` (inside its transaction) from the admin or the
+    importer: when its public part or its number of final entries changed, the apps
+    above (signals.options_changed) rescore and recompute what depends on them. Returns
+    how many entries were queued to be scored again."""
+    public_part_changed = challenge.test_public_fraction != public_fraction_before
+    final_entries_changed = challenge.final_entries != final_entries_before
+    if not (public_part_changed or final_entries_changed):
+        return 0
+    answers = signals.options_changed.send(
+        sender=Challenge,
+        challenge=challenge,
+        public_part_changed=public_part_changed,
+        final_entries_changed=final_entries_changed,
+    )
+    return sum(count or 0 for _, count in answers)

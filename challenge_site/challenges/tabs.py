@@ -14,8 +14,7 @@ from datetime import datetime
 
 from django.urls import NoReverseMatch, reverse
 
-from challenge_site import policy
-
+from . import policy
 from .models import Challenge
 
 # (key, label, URL name) in the order the bar shows them.

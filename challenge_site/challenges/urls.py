@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from . import api, participation_views, preview, views
+from . import participation_views, preview, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,11 +16,4 @@ urlpatterns = [
     path("challenges/<slug:slug>/rules/", views.challenge_rules, name="challenge_rules"),
     path("challenges/<slug:slug>/preview/", preview.toggle_preview, name="challenge_preview"),
     path("challenges/<slug:slug>/datasets/", include("datasets.urls")),
-    path("api/v1/challenges/", api.api_challenges, name="api_challenges"),
-    path("api/v1/challenges/<slug:slug>/", api.api_challenge, name="api_challenge"),
-    path(
-        "api/v1/challenges/<slug:slug>/datasets/<slug:name>.zip",
-        api.api_dataset_zip,
-        name="api_dataset_zip",
-    ),
 ]

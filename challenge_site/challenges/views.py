@@ -5,12 +5,11 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 import scoring
-from challenge_site import policy
 from challenge_site.access import get_visible_or_404
-from datasets.models import Split, Task
 
-from .models import Challenge
-from .services import current_phase, next_milestone, timeline
+from . import policy
+from .clock import current_phase, next_milestone, timeline
+from .splits import Split
 from .tabs import tabs_for
 
 
@@ -32,7 +31,7 @@ def _challenge_page(request, slug, *, tab: str, datasets: bool = False) -> tuple
     """What every tab of a challenge shows (title, phase, the tab bar), and the clock;
     404 unless the user may see the challenge. ``datasets``: fetch them (in context)."""
     now = timezone.now()
-    challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
+    challenge = get_visible_or_404(policy.visible_challenges, user=request.user, now=now, slug=slug)
     context = {
         "challenge": challenge,
         "phase": current_phase(challenge, now=now),
@@ -82,8 +81,9 @@ def challenge_evaluation(request, slug):
     """Evaluation: the losses of the challenge's tasks and what ranks each dataset."""
     context, _ = _challenge_page(request, slug, tab="evaluation", datasets=True)
     datasets = context["datasets"]
-    tasks = [task for task in Task if any(d.task == task for d in datasets)]
-    context["losses"] = [(task.label, scoring.losses_for(task)) for task in tasks]
+    used = {d.task for d in datasets}
+    tasks = [spec for name, spec in scoring.tasks.TASKS.items() if name in used]
+    context["losses"] = [(spec.label, scoring.losses_for(spec.name)) for spec in tasks]
     return render(request, "challenges/challenge_evaluation.html", context)
 
 

@@ -15,12 +15,14 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
-from challenge_site import policy
 from challenge_site.access import get_visible_or_404
-from datasets.models import Dataset
+from challenge_site.challenges import policy
+from challenge_site.query_params import BadOptions, parse_page
+from datasets.policy import visible_datasets
 
 from . import ladder_board, services
 from .exports import json_row
+from .hidden import hidden_reason
 
 
 @api_view(["GET"])
@@ -34,7 +36,7 @@ def api_leaderboard(request, slug, name):
     """
     now = timezone.now()
     dataset = get_visible_or_404(
-        Dataset, user=request.user, now=now, challenge__slug=slug, name=name
+        visible_datasets, user=request.user, now=now, challenge__slug=slug, name=name
     )
     try:
         board = services.parse_board(
@@ -43,13 +45,13 @@ def api_leaderboard(request, slug, name):
             sort=request.query_params.get("sort"),
             view=request.query_params.get("view"),
         )
-        number = services.parse_page(request.query_params.get("page"))
+        number = parse_page(request.query_params.get("page"))
         cursor = services.parse_cursor(
             after=request.query_params.get("after"), before=request.query_params.get("before")
         )
-    except services.BadOptions as error:
+    except BadOptions as error:
         return Response(error.errors, status=status.HTTP_400_BAD_REQUEST)
-    reason = policy.hidden_reason(dataset.challenge, split=board.split, user=request.user, now=now)
+    reason = hidden_reason(dataset.challenge, split=board.split, user=request.user, now=now)
     if reason:
         return Response({"detail": reason}, status=status.HTTP_403_FORBIDDEN)
     path = reverse("api_leaderboard", args=[slug, name])
@@ -93,7 +95,7 @@ def api_leaderboard(request, slug, name):
         )
     try:
         services.check_shallow(number)
-    except services.BadOptions as error:
+    except BadOptions as error:
         return Response(error.errors, status=status.HTTP_400_BAD_REQUEST)
     page = services.leaderboard_page(board=board, number=number, cursor=cursor)
     if (number > 1 or cursor) and not page.rows:

@@ -7,4 +7,11 @@ class LeaderboardConfig(AppConfig):
     verbose_name = "Leaderboards"
 
     def ready(self):
-        from . import tasks  # noqa: F401 - registers the Celery tasks
+        from challenge_site.submissions import signals
+
+        from . import receivers, tasks  # noqa: F401 - tasks: registers the Celery tasks
+
+        signals.listing_changed.connect(receivers.listing_changed, dispatch_uid="leaderboard.best")
+        signals.intervals_stale.connect(
+            receivers.intervals_stale, dispatch_uid="leaderboard.intervals"
+        )

@@ -20,10 +20,10 @@ from django.db.models import Window
 from django.db.models.functions import RowNumber
 
 import scoring
-from challenge_site.policy import listed_scores
 from challenge_site.submissions import entrants
 from challenge_site.submissions.entrants import Entrant
 from challenge_site.submissions.models import Score
+from challenge_site.submissions.policy import listed_q
 from datasets.models import Dataset, ScoredSplit, Split
 
 from .models import BestEntry
@@ -91,7 +91,7 @@ def best_of(dataset: Dataset, rows: list[dict]) -> list[BestEntry]:
 
 
 def _listed_rows(dataset: Dataset, entrant: Entrant | None) -> list[dict]:
-    scores = Score.objects.filter(dataset=dataset)
+    scores = Score.objects.filter(dataset=dataset).filter(listed_q("submission__"))
     if entrant is None:
         scores = scores.filter(submission__team__isnull=True, submission__user__isnull=True)
     else:
@@ -107,7 +107,7 @@ def _listed_rows(dataset: Dataset, entrant: Entrant | None) -> list[dict]:
             "value": value,
             "key": key,
         }
-        for pk, created, in_final, split, loss, value in listed_scores(scores).values_list(
+        for pk, created, in_final, split, loss, value in scores.values_list(
             "submission_id",
             "submission__created",
             "submission__in_final_ranking",

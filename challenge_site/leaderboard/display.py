@@ -21,7 +21,6 @@ from challenge_site.submissions.templatetags.submission_format import score, sco
 
 from .queries import Interval
 from .services import Row
-from .templatetags.leaderboard_format import signed
 
 NOT_COMPUTED = "added after this entry was scored; filled in when it is rescored"
 TIED = "cannot be told apart from the leader: the 95 % interval of the difference holds 0"
@@ -79,6 +78,17 @@ def interval_html(value: float | None, interval: Interval | None) -> SafeString:
 
 def _score(value: float | None, interval: Interval | None) -> str:
     return f'<span title="{score_exact(value)}">{score(value)}</span>{_interval(value, interval)}'
+
+
+def signed(value) -> str:
+    """A difference to the baseline as people read it: a sign, ∞, n/a."""
+    if value is None:
+        return "n/a"
+    if math.isinf(value):
+        return "+∞" if value > 0 else "−∞"
+    if value == 0:
+        return "0"
+    return f"{value:+.4g}"  # the hyphen-minus of the loss columns (the score filter)
 
 
 def score_html(value: float | None, interval: Interval | None = None) -> SafeString:

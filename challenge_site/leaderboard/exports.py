@@ -1,33 +1,17 @@
 """A leaderboard as CSV (every row, in the page's order) and as JSON rows for the API."""
 
 import csv
-import math
 from collections.abc import Iterable, Iterator
 
+from challenge_site.spreadsheet import csv_number, csv_text
 from challenge_site.submissions.visibility import json_value
 
 from . import ladder_board
 from .queries import Board
 from .services import Row, gain_unit, ranking_loss
 
+
 # A spreadsheet runs a cell that starts with one of these as a formula.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_number(value: float | None) -> str:
-    """Full precision as `python -m scoring evaluate` prints it; inf, n/a."""
-    if value is None:
-        return "n/a"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return repr(float(value))
-
-
-def csv_text(text: str) -> str:
-    """Participants write method and author names: keep them from running as formulas."""
-    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
-
-
 def _interval_losses(board: Board) -> list[str]:
     """The board's losses that get bootstrap intervals (not lift, not ece)."""
     return [loss.name for loss in board.losses if loss.terms is not None]

@@ -24,6 +24,7 @@ from kombu.exceptions import OperationalError
 from challenge_site.celery import app as celery_app
 from datasets.models import Dataset
 
+from . import intervals  # the numbers; this module only says when
 from .models import IntervalRun
 
 logger = logging.getLogger(__name__)
@@ -95,8 +96,6 @@ def _claim(dataset_id: int, split: str, *, now: datetime) -> int | None:
 
 def run(*, dataset_id: int, split: str) -> bool:
     """Compute the split's intervals unless a run is under way; True if this one ran."""
-    from . import intervals  # the numbers; this module only says when
-
     generation = _claim(dataset_id, split, now=timezone.now())
     if generation is None:
         return False
@@ -113,8 +112,6 @@ def run(*, dataset_id: int, split: str) -> bool:
 def _release(dataset_id: int, split: str, generation: int, *, summary=None, seconds=None):
     """End a run: record what it computed (``summary``; None if it failed) and send the
     next run if requests arrived meanwhile."""
-    from . import intervals
-
     with transaction.atomic():
         row = IntervalRun.objects.select_for_update().get(dataset_id=dataset_id, split=split)
         row.running_since = None

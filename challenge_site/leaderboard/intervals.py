@@ -32,6 +32,7 @@ from datasets.models import Dataset, Split
 from scoring import bootstrap
 
 from . import queries
+from .models import IntervalRun
 from .queries import Board
 
 logger = logging.getLogger(__name__)
@@ -229,8 +230,6 @@ def _loss_fields(
 
 def compute_and_store(*, dataset_id: int, split: str) -> Summary:
     """Compute every interval of the split and write the Score rows that changed."""
-    from .models import IntervalRun
-
     dataset = Dataset.objects.select_related("challenge").get(pk=dataset_id)
     losses = interval_losses(dataset.task)
     state = IntervalRun.objects.filter(dataset=dataset, split=split).first()

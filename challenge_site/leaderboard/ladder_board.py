@@ -14,8 +14,9 @@ from datetime import datetime
 
 from django.db.models import Count, F, Q
 
-from challenge_site.policy import PARTICIPANT_FIELDS, listed_scores, participant_label_of
+from challenge_site.submissions.display import PARTICIPANT_FIELDS, participant_label_of
 from challenge_site.submissions.models import Score
+from challenge_site.submissions.policy import listed_q
 from scoring.ladder import format_shown, format_unit
 
 from .queries import Board
@@ -46,11 +47,9 @@ class LadderRow:
 
 def _ranking_scores(board: Board):
     """The listed entries' Score rows of the dataset's ranking loss on the board's split."""
-    return listed_scores(
-        Score.objects.filter(
-            dataset=board.dataset, split=board.split, loss=board.dataset.effective_ranking_loss
-        )
-    )
+    return Score.objects.filter(
+        dataset=board.dataset, split=board.split, loss=board.dataset.effective_ranking_loss
+    ).filter(listed_q("submission__"))
 
 
 def rows(board: Board, *, offset: int = 0, limit: int | None = None) -> list[LadderRow]:

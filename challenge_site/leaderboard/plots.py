@@ -18,8 +18,8 @@ from django.db.models import Case, Max, When
 from matplotlib.figure import Figure
 
 import scoring
-from challenge_site.policy import listed_scores
-from challenge_site.submissions.models import Moderation, Score, Submission
+from challenge_site.submissions.models import Score, Submission
+from challenge_site.submissions.policy import listed_q, unmoderated_q
 from datasets.models import Dataset
 
 from . import generation
@@ -47,7 +47,8 @@ def _finite(value) -> bool:
 def points(dataset: Dataset, *, split: str, ranking: str, point: str) -> Points:
     """Both losses of every scored entry, pivoted with one conditional aggregate per loss."""
     rows = (
-        listed_scores(Score.objects.filter(dataset=dataset, split=split, loss__in=[ranking, point]))
+        Score.objects.filter(dataset=dataset, split=split, loss__in=[ranking, point])
+        .filter(listed_q("submission__"))
         .values("submission_id", "submission__is_baseline")
         .annotate(
             y=Max(Case(When(loss=ranking, then="value"))),
@@ -100,7 +101,7 @@ def count_left_out(
     # apart (submission_moderation_idx) rather than joined into the seeks above.
     moderated = list(
         Submission.objects.filter(dataset=dataset)
-        .exclude(moderation=Moderation.NONE)
+        .exclude(unmoderated_q())
         .values_list("pk", flat=True)
     )
     if moderated:

@@ -27,8 +27,9 @@ from functools import lru_cache
 from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, QuerySet, Subquery
 
 import scoring
-from challenge_site.policy import LISTED, PARTICIPANT_FIELDS, listed_scores, participant_label_of
+from challenge_site.submissions.display import PARTICIPANT_FIELDS, participant_label_of
 from challenge_site.submissions.models import Mark, Score, Submission
+from challenge_site.submissions.policy import listed_q
 from datasets.models import Dataset
 
 from .models import BestEntry
@@ -126,7 +127,7 @@ class Entry:
     created: datetime
     mark: str
     is_baseline: bool
-    participant: str  # policy.participant_label
+    participant: str  # display.participant_label
     values: dict[str, float | None]  # n/a as None
     computed: dict[str, bool]  # False: no Score row (a loss registered after scoring)
     intervals: dict[str, Interval | None]  # None: no interval (n/a, lift, ece, computing)
@@ -176,9 +177,9 @@ def _without_point_entries(board: Board, scores: QuerySet[Score], *, lazy: bool)
 
 def _entries(board: Board, *, lazy: bool) -> QuerySet[Score]:
     """The sort loss's Score rows of the entries the board lists (scored submissions only)."""
-    scores = listed_scores(
-        Score.objects.filter(dataset=board.dataset, split=board.split, loss=board.sort.name)
-    )
+    scores = Score.objects.filter(
+        dataset=board.dataset, split=board.split, loss=board.sort.name
+    ).filter(listed_q("submission__"))
     return _without_point_entries(board, scores, lazy=lazy)
 
 
@@ -315,7 +316,7 @@ def _pivot_rows(split: str, losses: tuple[str, ...]) -> QuerySet:
         )
         columns += [f"s{i}__value", f"s{i}__id", *(f"s{i}__{name}" for name in INTERVAL_FIELDS)]
     return (
-        Submission.objects.filter(LISTED)
+        Submission.objects.filter(listed_q())
         .annotate(**relations)
         .values_list(*SUBMISSION_FIELDS, *columns)
         .order_by()  # put in rank order by pivot, not by the model's default ordering
@@ -365,7 +366,7 @@ def baseline_score(dataset: Dataset, *, split: str, loss: str) -> tuple[int, flo
     scores = Score.objects.filter(
         submission__dataset=dataset, submission__is_baseline=True, split=split, loss=loss
     )
-    return listed_scores(scores).values_list("submission_id", "value").first()
+    return scores.filter(listed_q("submission__")).values_list("submission_id", "value").first()
 
 
 def has_point_only_entries(board: Board) -> bool:
@@ -375,11 +376,10 @@ def has_point_only_entries(board: Board) -> bool:
         return False
     first, others = probabilistic[0], probabilistic[1:]
     return (
-        listed_scores(
-            Score.objects.filter(
-                dataset=board.dataset, split=board.split, loss=first, value__isnull=True
-            )
+        Score.objects.filter(
+            dataset=board.dataset, split=board.split, loss=first, value__isnull=True
         )
+        .filter(listed_q("submission__"))
         .exclude(
             Exists(
                 Score.objects.filter(

@@ -1,15 +1,16 @@
 """Leaderboards and results: what a URL asks for, who may see it, and the rows to show.
 
 Every function takes keyword arguments; ``now`` is explicit where the clock matters.
-Who may see which split, and which entries are listed, is challenge_site.policy's to say.
+Who may see which split, and which entries are listed, is the policy's to say
+(challenges.policy, submissions.policy).
 """
 
 import math
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import scoring
+from challenge_site.query_params import BadOptions
 from challenge_site.submissions import finals
 from datasets.models import Dataset, ScoredSplit, Split
 
@@ -18,7 +19,6 @@ from .cursors import Cursor
 from .queries import Board, Entry, Interval
 
 PAGE_SIZE = 50
-PAGE_NUMBER = re.compile(r"[1-9][0-9]{0,8}")  # ASCII digits; offsets stay within 64 bits
 # Pages up to this number may be asked for by number (an OFFSET of at most ~1000 rows);
 # later ones are reached by the keyset links ("after"/"before" a row), at any depth.
 SHALLOW_PAGES = 20
@@ -28,14 +28,6 @@ SPLITS = (Split.VAL, Split.TEST)
 # The splits whose ranking is final once published (final selections apply).
 FINAL_SPLITS = (Split.TEST, ScoredSplit.PRIVATE)
 VIEWS = {"all": "All submissions", "best": "Best per participant"}
-
-
-class BadOptions(Exception):
-    """Query parameters that name no split, loss, view or page; ``errors`` maps each to why."""
-
-    def __init__(self, errors: dict[str, str]):
-        self.errors = errors
-        super().__init__("; ".join(f"{key}: {message}" for key, message in errors.items()))
 
 
 # --- What the URL asks for ------------------------------------------------------------
@@ -101,14 +93,6 @@ def split_name(split: str) -> str:
 def final_split(challenge) -> str:
     """The split the final ranking is computed on: the private part, or the whole test."""
     return ScoredSplit.PRIVATE if challenge.has_public_part else Split.TEST
-
-
-def parse_page(value: str | None) -> int:
-    if value in (None, ""):
-        return 1
-    if not PAGE_NUMBER.fullmatch(value):
-        raise BadOptions({"page": f"expected a page number from 1, found {value!r}"})
-    return int(value)
 
 
 def check_shallow(number: int) -> None:

@@ -24,9 +24,10 @@ from datetime import UTC, date, datetime, timedelta
 from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber, TruncDate
 
-from challenge_site import policy
+from challenge_site.challenges import policy
 from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.submissions.models import Status, Submission
+from challenge_site.submissions.policy import valid_q
 
 # The phases participants submit in (nothing is accepted before the start).
 PHASES = (Phase.VALIDATION, Phase.TEST, Phase.POST)
@@ -59,7 +60,7 @@ def _uploads(challenge: Challenge) -> QuerySet[Submission]:
 
 
 def _valid(challenge: Challenge) -> QuerySet[Submission]:
-    return _uploads(challenge).filter(policy.VALID)
+    return _uploads(challenge).filter(valid_q())
 
 
 # --- Valid submissions per day (Fig. 1) ----------------------------------------------
@@ -216,7 +217,7 @@ class Outcomes:
 
 
 def _outcome_counts() -> dict:
-    scored = policy.VALID
+    scored = valid_q()
     return {
         "uploads": Count("id"),
         "scored": Count("id", filter=scored),

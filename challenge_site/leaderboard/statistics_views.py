@@ -17,7 +17,7 @@ from django.utils.cache import get_conditional_response, patch_cache_control
 from django.views.decorators.http import require_safe
 
 from challenge_site.access import get_visible_or_404
-from challenge_site.challenges.models import Challenge
+from challenge_site.challenges.policy import visible_challenges
 
 from . import statistics, statistics_plots
 
@@ -65,7 +65,7 @@ def challenge_statistics(request, slug):
     """Valid submissions per day, per dataset and phase, the uploads' outcomes and the
     time to a score: each a drawing with its numbers in a table under it."""
     now = timezone.now()
-    challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
+    challenge = get_visible_or_404(visible_challenges, user=request.user, now=now, slug=slug)
     context = {"challenge": challenge}
     if not statistics.statistics_visible(challenge, user=request.user):
         context["reason"] = statistics.hidden_reason(challenge, now=now)
@@ -89,7 +89,7 @@ def statistics_plot(request, slug, kind):
     if plot is None:
         raise Http404("No such drawing.")
     now = timezone.now()
-    challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
+    challenge = get_visible_or_404(visible_challenges, user=request.user, now=now, slug=slug)
     if not statistics.statistics_visible(challenge, user=request.user):
         return _private(
             HttpResponse(

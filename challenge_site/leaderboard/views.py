@@ -8,17 +8,19 @@ from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.views.decorators.http import require_safe
 
-from challenge_site import policy
 from challenge_site.access import get_visible_or_404
-from challenge_site.challenges.models import Challenge
-from challenge_site.challenges.services import current_phase
+from challenge_site.challenges import policy
+from challenge_site.challenges.clock import current_phase
 from challenge_site.challenges.tabs import tabs_for
-from datasets.models import Dataset, ScoredSplit
+from challenge_site.query_params import BadOptions, parse_page
+from datasets.models import ScoredSplit
+from datasets.policy import visible_datasets
 from scoring.bootstrap import RESAMPLES
 
 from . import forest, ladder_board, plots, services, statistics
 from .display import display_rows, interval_summary
 from .exports import csv_lines, ladder_csv_lines
+from .hidden import hidden_reason
 from .queries import Board
 from .separation import separation
 
@@ -41,7 +43,7 @@ def board_url(board: Board, name: str = "leaderboard", **changes) -> str:
 def _board(request, slug: str, name: str, *, now) -> Board:
     """The board a request names: 404 for a dataset the user may not see; BadOptions."""
     dataset = get_visible_or_404(
-        Dataset, user=request.user, now=now, challenge__slug=slug, name=name
+        visible_datasets, user=request.user, now=now, challenge__slug=slug, name=name
     )
     return services.parse_board(
         dataset=dataset,
@@ -60,9 +62,7 @@ def _page_url(board: Board, params: dict | None) -> str | None:
 
 
 def _hidden(request, board: Board, *, now) -> str | None:
-    return policy.hidden_reason(
-        board.dataset.challenge, split=board.split, user=request.user, now=now
-    )
+    return hidden_reason(board.dataset.challenge, split=board.split, user=request.user, now=now)
 
 
 def _ladder(request, board: Board, *, now) -> bool:
@@ -111,7 +111,7 @@ def _switches(board: Board, *, user, now) -> dict:
             "label": ScoredSplit(split).label,
             "url": board_url(board, split=split),
             "current": split == board.split,
-            "hidden": policy.hidden_reason(challenge, split=split, user=user, now=now),
+            "hidden": hidden_reason(challenge, split=split, user=user, now=now),
         }
         for split in services.board_splits(challenge)
     ]
@@ -154,9 +154,9 @@ def leaderboard(request, slug, name):
     now = timezone.now()
     try:
         board = _board(request, slug, name, now=now)
-        number = services.parse_page(request.GET.get("page"))
+        number = parse_page(request.GET.get("page"))
         cursor = _cursor(request)
-    except services.BadOptions as error:
+    except BadOptions as error:
         context = {"errors": error.errors, "slug": slug, "name": name}
         return render(request, "leaderboard/bad_request.html", context, status=400)
     reason = _hidden(request, board, now=now)
@@ -174,7 +174,7 @@ def leaderboard(request, slug, name):
         return _ladder_page(request, board, number=number, now=now)
     try:
         services.check_shallow(number)
-    except services.BadOptions as error:
+    except BadOptions as error:
         context = {"errors": error.errors, "slug": slug, "name": name}
         return render(request, "leaderboard/bad_request.html", context, status=400)
     page = services.leaderboard_page(board=board, number=number, cursor=cursor)
@@ -240,7 +240,7 @@ def leaderboard_csv(request, slug, name):
     now = timezone.now()
     try:
         board = _board(request, slug, name, now=now)
-    except services.BadOptions as error:
+    except BadOptions as error:
         return _plain(str(error), status=400)
     if reason := _hidden(request, board, now=now):
         return _plain(reason, status=403)
@@ -272,7 +272,7 @@ def leaderboard_plot(request, slug, name):
     now = timezone.now()
     try:
         board = _board(request, slug, name, now=now)
-    except services.BadOptions as error:
+    except BadOptions as error:
         return _plain(str(error), status=400)
     if reason := _hidden(request, board, now=now):
         return _plain(reason, status=403)
@@ -302,10 +302,10 @@ def leaderboard_forest(request, slug, name):
     now = timezone.now()
     try:
         board = _board(request, slug, name, now=now)
-        number = services.parse_page(request.GET.get("page"))
+        number = parse_page(request.GET.get("page"))
         services.check_shallow(number)
         cursor = _cursor(request)
-    except services.BadOptions as error:
+    except BadOptions as error:
         return _plain(str(error), status=400)
     if reason := _hidden(request, board, now=now):
         return _plain(reason, status=403)
@@ -341,13 +341,11 @@ def results(request, slug):
     """Per dataset, the leading test entries under the ranking loss, once published;
     before that, when the results come (and a preview for staff)."""
     now = timezone.now()
-    challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
+    challenge = get_visible_or_404(policy.visible_challenges, user=request.user, now=now, slug=slug)
     shown = policy.results_visible(challenge, user=request.user)
     tables, datasets = [], None
     if shown:
-        datasets = list(
-            policy.visible_datasets(user=request.user, now=now).filter(challenge=challenge)
-        )
+        datasets = list(visible_datasets(user=request.user, now=now).filter(challenge=challenge))
         tables = [
             (result, separation(result))
             for dataset in datasets
@@ -374,7 +372,7 @@ def results(request, slug):
 def index(request):
     """Every challenge with links to its datasets' leaderboards and its results."""
     now = timezone.now()
-    datasets = policy.visible_datasets(user=request.user, now=now)
+    datasets = visible_datasets(user=request.user, now=now)
     by_challenge = {}
     for dataset in datasets:
         by_challenge.setdefault(dataset.challenge_id, []).append(dataset)

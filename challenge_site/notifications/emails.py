@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core import signing
 from django.core.mail import EmailMessage
 from django.db import models
 from django.db.models import QuerySet
@@ -17,6 +16,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from challenge_site.accounts.services import profile_for
+from challenge_site.mailing.unsubscribe import InvalidToken, sign, unsign
 
 UNSUBSCRIBE_SALT = "challenge_site.notifications.unsubscribe"
 
@@ -58,22 +58,15 @@ def absolute(path: str) -> str:
 # --- Unsubscribing -----------------------------------------------------------------------
 
 
-class InvalidToken(Exception):
-    """An unsubscribe token that was not made here (tampered with or cut short)."""
-
-
 def unsubscribe_token(user, *, kind: Kind) -> str:
     """The user's token for one kind: their id and the kind, signed (no expiry, no login
     needed: whoever holds the e-mail may turn that kind off)."""
-    return signing.dumps([user.pk, str(kind)], salt=UNSUBSCRIBE_SALT)
+    return sign([user.pk, str(kind)], salt=UNSUBSCRIBE_SALT)
 
 
 def read_token(token: str) -> tuple[int, Kind]:
     """(user id, kind) of a token; InvalidToken if it was not made by unsubscribe_token."""
-    try:
-        value = signing.loads(token, salt=UNSUBSCRIBE_SALT)
-    except (signing.BadSignature, ValueError, UnicodeError) as error:
-        raise InvalidToken(str(error)) from None
+    value = unsign(token, salt=UNSUBSCRIBE_SALT)
     if not (isinstance(value, list) and len(value) == 2):
         raise InvalidToken("not a [user, kind] pair")
     user_id, kind = value

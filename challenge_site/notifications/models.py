@@ -1,9 +1,10 @@
 """Opt-in notification e-mails: the logs that keep each to one message.
 
-A row is written (claimed, and committed) *before* its message goes out and is unique
-per what it tells, so no retried task, second run or rescore can send it again; a worker
-killed between the claim and the message leaves the row "not confirmed" and the e-mail
-unsent (at most once, as the announcements' Delivery rows).
+A ScoringNotice is written (claimed, and committed) *before* its message goes out and is
+unique per what it tells, so no retried task, second run or rescore can send it again; a
+worker killed between the claim and the message leaves the row "not confirmed" and the
+e-mail unsent (at most once, as the outbox's Delivery rows, challenge_site.mailing, which
+log the results e-mail of each ResultsMailing, kind "results").
 """
 
 from django.conf import settings
@@ -11,8 +12,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from challenge_site.announcements.models import DeliveryStatus
 from challenge_site.challenges.models import Challenge, ChallengeEvent
+from challenge_site.mailing.models import DeliveryStatus
 from challenge_site.submissions.models import Status, Submission
 
 
@@ -91,30 +92,3 @@ class ResultsMailing(models.Model):
 
     def __str__(self):
         return f"Results of {self.challenge}"
-
-
-class ResultsDelivery(models.Model):
-    """One recipient of one challenge's results e-mail."""
-
-    mailing = models.ForeignKey(ResultsMailing, on_delete=models.CASCADE, related_name="deliveries")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    email = models.EmailField(blank=True, help_text="The address it was sent to.")
-    status = models.CharField(max_length=8, choices=DeliveryStatus, default=DeliveryStatus.CLAIMED)
-    claimed_at = models.DateTimeField()
-    sent_at = models.DateTimeField(null=True, blank=True)
-    error = models.CharField(max_length=500, blank=True)
-
-    class Meta:
-        verbose_name_plural = "results deliveries"
-        ordering = ["mailing", "id"]
-        constraints = [
-            # Its index also serves the next batch's "recipients without a row".
-            models.UniqueConstraint(fields=["mailing", "user"], name="resultsdelivery_once"),
-            models.CheckConstraint(
-                condition=Q(status__in=DeliveryStatus.values),
-                name="resultsdelivery_status_valid",
-            ),
-        ]
-
-    def __str__(self):
-        return f"{self.mailing} → {self.email}"

@@ -30,10 +30,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.urls import reverse
 
-from challenge_site.announcements.models import DeliveryStatus
 from challenge_site.celery import app as celery_app
-from challenge_site.policy import can_see_private
+from challenge_site.mailing.models import DeliveryStatus
 from challenge_site.submissions.models import FINAL, Moderation, Status, Submission
+from challenge_site.submissions.policy import can_see_private
 from challenge_site.submissions.templatetags.submission_format import score
 from challenge_site.submissions.visibility import score_table
 from challenge_site.teams.models import Membership
@@ -61,6 +61,11 @@ def scoring_finished(submission: Submission) -> None:
         enqueue(submission_id)
 
     transaction.on_commit(after_commit, robust=True)
+
+
+def on_scoring_finished(*, submission: Submission, **_) -> None:
+    """Receiver of submissions.signals.scoring_finished."""
+    scoring_finished(submission)
 
 
 def recipients_for(submission: Submission) -> QuerySet:

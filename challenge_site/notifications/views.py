@@ -5,6 +5,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
+from challenge_site.mailing.unsubscribe import InvalidToken, masked
+
 from . import emails
 
 
@@ -19,7 +21,7 @@ def unsubscribe(request, token):
     scanners follow links); POST turns the kind off, or on again with action=resubscribe."""
     try:
         user_id, kind = emails.read_token(token)
-    except emails.InvalidToken:
+    except InvalidToken:
         return render(request, "notifications/unsubscribe_invalid.html", status=400)
     user = get_user_model().objects.filter(pk=user_id).first()
     if user is None:
@@ -32,16 +34,7 @@ def unsubscribe(request, token):
         return redirect(request.path)
     context = {
         "kind": kind,
-        "address": _masked(user.email),
+        "address": masked(user.email),
         "subscribed": emails.is_subscribed(user, kind=kind),
     }
     return render(request, "notifications/unsubscribe.html", context)
-
-
-def _masked(email: str) -> str:
-    """a…@example.org: enough to recognise one's address, not to read it off a
-    forwarded link."""
-    local, at, domain = email.partition("@")
-    if not at:
-        return "your address"
-    return f"{local[:1]}…@{domain}"

@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 
-from challenge_site import policy
+from challenge_site.challenges import policy
 from challenge_site.challenges.admin_scope import (
     ChallengeScopedAdmin,
     OrganisedChallengeFilter,
@@ -27,6 +27,7 @@ from datasets.models import Dataset, Split
 
 from . import moderation
 from .admin_probing import FIELDSET, READONLY_FIELDS, ProbingAdminMixin, ProbingFlagFilter
+from .display import participant_name
 from .models import (
     REASON_REQUIRED,
     Moderation,
@@ -332,7 +333,7 @@ class SubmissionAdmin(ProbingAdminMixin, ChallengeScopedAdmin):
         if submission.is_baseline:
             return "baseline"
         name = submission.user.get_username()
-        label = policy.participant_name(submission)
+        label = participant_name(submission)
         if label != name:
             label = f"{label} ({name})"
         return format_html(

@@ -10,18 +10,15 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from challenge_site.access import get_visible_or_404
-from challenge_site.policy import (
-    can_see_private,
-    participation_block,
-    participation_missing,
-    visible_challenges,
-)
+from challenge_site.challenges.participation import participation_block
+from challenge_site.challenges.policy import participation_missing, visible_challenges
 
 from . import services
 from .api_list import submission_list
 from .final_views import final_for
 from .limits import LimitReached
 from .models import Submission
+from .policy import can_see_private, visible_submissions
 from .uploads import limit_upload_size, oversized, too_large_message
 from .visibility import api_decomposition, api_ladder, api_scores
 
@@ -131,7 +128,7 @@ def api_submission(request, pk):
     regression), for the same splits as ``scores``.
     """
     submission: Submission = get_visible_or_404(
-        Submission, user=request.user, now=timezone.now(), pk=pk
+        visible_submissions, user=request.user, now=timezone.now(), pk=pk
     )
     private = can_see_private(submission, user=request.user)
     return Response(

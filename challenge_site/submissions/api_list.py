@@ -17,10 +17,12 @@ from django.utils import timezone
 from rest_framework import status
 from rest_framework.response import Response
 
-from challenge_site import policy
-from challenge_site.leaderboard.services import BadOptions, parse_page
+from challenge_site.challenges.policy import visible_challenges
+from challenge_site.query_params import BadOptions, parse_page
+from datasets.policy import visible_datasets
 
 from .models import Score, SplitResult, Status, Submission
+from .policy import owned_submissions
 from .visibility import api_ladder, api_scores, score_table
 
 PAGE_SIZE = 50
@@ -36,7 +38,7 @@ def submission_list(request) -> Response:
     "ladder"}]}; 400 {parameter: why} for a bad filter or page, 404 past the last page."""
     user, now = request.user, timezone.now()
     params = {name: request.query_params.get(name, "") for name in FILTERS}
-    owned = policy.owned_submissions(user)
+    owned = owned_submissions(user)
     try:
         submissions = filtered(owned, user=user, now=now, **params)
         number = parse_page(request.query_params.get("page"))
@@ -99,7 +101,7 @@ def filtered(submissions, *, user, now, challenge: str, dataset: str, status: st
 def _challenges(owned, *, user, now) -> list[str]:
     """Slugs a challenge filter takes: the challenges the user may see, and those of
     their own entries."""
-    visible = policy.visible_challenges(user=user, now=now).values_list("slug", flat=True)
+    visible = visible_challenges(user=user, now=now).values_list("slug", flat=True)
     mine = owned.values_list("dataset__challenge__slug", flat=True)
     return sorted(set(visible) | set(mine))
 
@@ -107,7 +109,7 @@ def _challenges(owned, *, user, now) -> list[str]:
 def _datasets(owned, *, user, now, challenge: str) -> list[str]:
     """Names a dataset filter takes: the datasets the user may see and those of their own
     entries (of ``challenge`` only, when given)."""
-    visible = policy.visible_datasets(user=user, now=now)
+    visible = visible_datasets(user=user, now=now)
     if challenge:
         visible = visible.filter(challenge__slug=challenge)
         owned = owned.filter(dataset__challenge__slug=challenge)

@@ -13,10 +13,14 @@ class SubmissionsConfig(AppConfig):
         from django.db.models.signals import post_delete
         from django.utils import timezone
 
+        from challenge_site.challenges import signals as challenge_signals
+        from challenge_site.challenges.models import Challenge
+        from challenge_site.teams import signals as team_signals
+        from challenge_site.teams.models import Team
         from datasets.models import Dataset
-        from datasets.signals import dataset_files_changed
+        from datasets.signals import dataset_files_changed, ranking_loss_changed
 
-        from . import checks, services, standings, tasks, terms  # noqa: F401 - registers checks and tasks
+        from . import checks, receivers, services, standings, tasks, team_entries, terms  # noqa: F401 - registers checks and tasks
         from .entrants import Entrant
         from .models import SplitResult, Submission
 
@@ -41,6 +45,25 @@ class SubmissionsConfig(AppConfig):
 
             transaction.on_commit(recompute, robust=True)
 
+        challenge_signals.exposure_counted.connect(
+            receivers.exposure_counted, sender=Challenge, dispatch_uid="submissions.exposure"
+        )
+        challenge_signals.options_changed.connect(
+            receivers.options_changed, sender=Challenge, dispatch_uid="submissions.options"
+        )
+        ranking_loss_changed.connect(
+            receivers.ranking_loss_changed, sender=Dataset, dispatch_uid="submissions.ranking"
+        )
+        # A join: the joiner's quota rows locked, the limits counted, their entries moved.
+        team_signals.joiner_locking.connect(
+            team_entries.lock_quota_rows, sender=Team, dispatch_uid="submissions.join_lock"
+        )
+        team_signals.joining.connect(
+            team_entries.check_limits, sender=Team, dispatch_uid="submissions.join_limits"
+        )
+        team_signals.joined.connect(
+            team_entries.take_entries, sender=Team, dispatch_uid="submissions.join_entries"
+        )
         dataset_files_changed.connect(
             rescore_dataset, sender=Dataset, weak=False, dispatch_uid="submissions.rescore_dataset"
         )

@@ -30,7 +30,7 @@ from django.db.models import Case, IntegerField, Value, When
 from django.urls import reverse
 
 from challenge_site.challenges.models import Challenge
-from challenge_site.leaderboard.exports import csv_number, csv_text
+from challenge_site.spreadsheet import csv_number, csv_text
 from datasets.archive import _Sink
 from datasets.models import Split
 

@@ -13,11 +13,11 @@ from django.utils import timezone
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_safe
 from rest_framework.decorators import api_view, permission_classes
-from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.permissions import AllowAny
 
-from challenge_site import policy
+from challenge_site.challenges import policy
 from challenge_site.challenges.models import Challenge
+from challenge_site.negotiation import AnyAccept
 
 from .bulk import iter_scores_csv, iter_submissions_archive
 
@@ -74,17 +74,6 @@ def export_scores(request, slug):
 
 
 # --- The API -----------------------------------------------------------------------------
-
-
-class AnyAccept(BaseContentNegotiation):
-    """The answer is a file whatever the client accepts (a zip, a CSV); errors are JSON.
-    DRF's default would refuse ``Accept: application/zip`` with 406 before the view runs."""
-
-    def select_parser(self, request, parsers):
-        return parsers[0] if parsers else None
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
 
 
 def _any_accept(view):

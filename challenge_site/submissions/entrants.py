@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from django.db.models import Case, F, Q, When
 
+from challenge_site.teams.models import Membership, Team
+
 from .models import Submission, SubmissionQuota
 
 
@@ -36,8 +38,6 @@ class Entrant:
     @classmethod
     def in_challenge(cls, *, user, challenge_id: int) -> Entrant:
         """Whom ``user``'s entries to the challenge belong to now: their team, or them."""
-        from challenge_site.teams.models import Membership
-
         team_id = (
             Membership.objects.filter(challenge_id=challenge_id, user=user)
             .values_list("team_id", flat=True)
@@ -62,8 +62,6 @@ class Entrant:
         """Serialise this participant's changes on the dataset: a user's quota row (as
         submit locks it), or their team's row (every member's submit locks it too)."""
         if self.team_id is not None:
-            from challenge_site.teams.models import Team
-
             # NO KEY UPDATE: an entry written with the team's id share-locks the team's
             # key at commit; a plain FOR UPDATE would make those two wait in a circle.
             Team.objects.select_for_update(no_key=True).filter(pk=self.team_id).first()

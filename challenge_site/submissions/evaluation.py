@@ -24,7 +24,7 @@ from django.core.files.storage import storages
 import scoring
 import scoring.ladder
 import scoring.probing
-from challenge_site import policy
+from challenge_site.challenges import policy
 from datasets.models import TEST_PARTS, Dataset, Kind, ScoredSplit, Split
 from scoring.upload_check import (  # noqa: F401 - REPORT_MAX_BYTES: the site's name for it
     REPORT_MAX_BYTES,
@@ -77,15 +77,6 @@ class Outcome:
     @classmethod
     def failed(cls, failure: str, detail: str = "") -> "Outcome":
         return cls(Status.FAILED, failure=failure, failure_detail=detail or failure)
-
-
-def scoring_options(dataset: Dataset) -> scoring.ScoringOptions:
-    return scoring.ScoringOptions(
-        log_base=dataset.log_base,
-        allow_samples=dataset.allow_samples,
-        min_quantile_gap=dataset.min_quantile_gap,
-        nmse_normaliser=dataset.nmse_normaliser,
-    )
 
 
 def read_dataset_targets(dataset: Dataset, splits=None) -> dict[Split, np.ndarray]:
@@ -186,7 +177,7 @@ def evaluate_baseline(dataset: Dataset) -> Outcome:
         return Outcome.failed(
             f"{dataset.name}: the baseline needs the training targets, which are not stored yet"
         )
-    options = scoring_options(dataset)
+    options = dataset.scoring_options
     splits = [
         outcome
         for split in SPLIT_ORDER
@@ -255,7 +246,7 @@ def _evaluate_archive(archive, dataset: Dataset, limits: Limits, progress: Progr
         )
     except ArchiveError as error:
         return Outcome(Status.INVALID, errors=error.problems)
-    options = scoring_options(dataset)
+    options = dataset.scoring_options
     stored_targets = set(dataset.files.filter(kind=Kind.TARGETS).values_list("split", flat=True))
 
     # 1. Every file checked in full before any target is read (a split with no file yet

@@ -17,14 +17,13 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from challenge_site import policy
-from challenge_site.access import get_owned_or_404
+from challenge_site.challenges.clock import current_phase
 from challenge_site.challenges.models import Phase
-from challenge_site.challenges.services import current_phase
-from challenge_site.policy import exact_scores_visible
+from challenge_site.challenges.policy import exact_scores_visible
 from datasets.models import ScoredSplit
 
-from . import finals
+from . import finals, policy
+from .access import get_owned_or_404
 from .entrants import Entrant
 from .models import Submission
 

@@ -15,13 +15,14 @@ from datetime import datetime
 from django.db import transaction
 from django.db.models import F
 
+from challenge_site.challenges.clock import current_phase
 from challenge_site.challenges.models import Phase
-from challenge_site.challenges.services import current_phase
-from challenge_site.policy import listed_scores
 from datasets.models import Dataset, ScoredSplit
 
+from . import signals
 from .entrants import Entrant, of_rows
 from .models import Moderation, Score, Status, Submission
+from .policy import listed_q, not_withdrawn_q, standing_q
 
 
 class SelectionError(Exception):
@@ -45,28 +46,25 @@ def _test_entries(dataset: Dataset, entrant: Entrant):
 def _chosen(dataset: Dataset, entrant: Entrant):
     """The participant's final entries that stand: chosen, and neither hidden, disqualified
     nor withdrawn (such an entry neither counts nor takes up one of the K places)."""
-    return _test_entries(dataset, entrant).filter(
-        final=True, moderation=Moderation.NONE, withdrawn_at__isnull=True
-    )
+    return _test_entries(dataset, entrant).filter(standing_q(), final=True)
 
 
 def counted_ids(*, dataset: Dataset, entrant: Entrant) -> set[int]:
     """Ids of the participant's entries that count for the final ranking."""
-    entries = _test_entries(dataset, entrant).filter(withdrawn_at__isnull=True)
+    entries = _test_entries(dataset, entrant).filter(not_withdrawn_q())
     chosen = set(_chosen(dataset, entrant).values_list("pk", flat=True))
     if chosen:
         return chosen
     if not dataset.challenge.has_public_part:
         return set(entries.values_list("pk", flat=True))
     best = (
-        listed_scores(
-            Score.objects.filter(
-                submission__in=entries,
-                split=ScoredSplit.PUBLIC,
-                loss=dataset.effective_ranking_loss,
-                value__isnull=False,
-            )
+        Score.objects.filter(
+            submission__in=entries,
+            split=ScoredSplit.PUBLIC,
+            loss=dataset.effective_ranking_loss,
+            value__isnull=False,
         )
+        .filter(listed_q("submission__"))
         .order_by(F("value").asc(), "submission__created", "submission_id")
         .values_list("submission_id", flat=True)
     )
@@ -91,20 +89,16 @@ def refresh_dataset(*, dataset: Dataset) -> None:
     )
     for entrant in {of_rows(pair) for pair in pairs}:
         refresh(dataset=dataset, entrant=entrant)
-        _final_boards_follow(dataset=dataset, entrant=entrant, bump=False)
-    _final_boards_follow(dataset=dataset, entrant=None, bump=True)
+        _final_boards_follow(dataset=dataset, entrant=entrant)
+    _final_boards_follow(dataset=dataset, entrant=None)
 
 
-def _final_boards_follow(*, dataset: Dataset, entrant: Entrant | None, bump: bool) -> None:
+def _final_boards_follow(*, dataset: Dataset, entrant: Entrant | None) -> None:
     """After ``refresh`` outside standings.entries_changed: the final boards' kept best
-    rows (leaderboard.BestEntry, final=True) follow ``in_final_ranking``, and the
-    dataset's cached plots and counts go stale. ``entrant`` None: only the bump."""
-    from challenge_site.leaderboard import best, generation  # it imports this app
-
-    if entrant is not None:
-        best.refresh(dataset=dataset, entrant=entrant)
-    if bump:
-        generation.bump(dataset_id=dataset.pk)
+    rows (the leaderboard's, final=True) follow ``in_final_ranking``, and the dataset's
+    cached plots and counts go stale (the receivers of ``signals.listing_changed``).
+    ``entrant`` None: the baseline's rows, which a new ranking loss reorders too."""
+    signals.listing_changed.send(sender=Dataset, dataset=dataset, entrant=entrant)
 
 
 # --- The participant's choice ---------------------------------------------------------
@@ -165,4 +159,4 @@ def choose(*, submission: Submission, final: bool, now: datetime) -> None:
         submission.final = final
         submission.save(update_fields=["final"])
         refresh(dataset=dataset, entrant=entrant)
-        _final_boards_follow(dataset=dataset, entrant=entrant, bump=True)
+        _final_boards_follow(dataset=dataset, entrant=entrant)

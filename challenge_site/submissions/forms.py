@@ -1,6 +1,7 @@
 from django import forms
 from django.forms.utils import ErrorList
 
+from .models import Status
 from .uploads import oversized, too_large_message
 
 INFER = ""
@@ -61,8 +62,6 @@ class MySubmissionsFilter(forms.Form):
 
     def __init__(self, *args, challenges, **kwargs):
         super().__init__(*args, **kwargs)
-        from .models import Status
-
         self.fields["status"].choices = [
             ("", "Any"),
             *Status.choices,
@@ -84,7 +83,5 @@ class MySubmissionsFilter(forms.Form):
         if data["challenge"]:
             submissions = submissions.filter(dataset__challenge__slug=data["challenge"])
         if data["hide_invalid"]:
-            from .models import Status
-
             submissions = submissions.exclude(status=Status.INVALID)
         return submissions

@@ -6,7 +6,7 @@ row gets the shown score after it (``ladder_value``, rounded to the threshold's
 precision, never finer than 1/n), that rounding unit and whether it set the shown score; the
 entry whose score is shown has ``ladder_current``. The values are kept whatever the
 challenge's feedback option, so that switching it never shows a stale or missing score;
-challenge_site.policy.ladder_applies says who sees them instead of the exact scores.
+challenges.policy.ladder_applies says who sees them instead of the exact scores.
 
 Called inside the transaction that changes a participant's entries (scoring, moderation,
 deletion), under the participant's quota lock, so that two entries scored at once are
@@ -23,7 +23,8 @@ from datasets.models import Dataset, ScoredSplit
 
 from . import terms as stored_terms
 from .entrants import Entrant, lock_order, of_rows
-from .models import Moderation, Score, SplitResult, Status
+from .models import Score, SplitResult
+from .policy import ladder_steps_q
 
 # The splits that give feedback during the challenge.
 LADDER_SPLITS = (ScoredSplit.VAL, ScoredSplit.PUBLIC)
@@ -65,14 +66,10 @@ def refresh(*, dataset: Dataset, entrant: Entrant, split: str) -> int:
         ).values_list("submission_id", "terms")
     )
     # Listed entries, and withdrawn ones: a withdrawn entry leaves the boards but stays a
-    # step of its participant's Ladder. Taken out, it would make the Ladder judge the
-    # later entries again, showing the rounded score of one that did not beat the best:
-    # withdrawing would be a way to read what the Ladder keeps back.
-    listed = set(
+    # step of its participant's Ladder (policy.ladder_steps_q says why).
+    steps = set(
         Score.objects.filter(
-            pk__in=[row.pk for row in rows],
-            submission__status=Status.SCORED,
-            submission__moderation=Moderation.NONE,
+            ladder_steps_q("submission__"), pk__in=[row.pk for row in rows]
         ).values_list("pk", flat=True)
     )
     candidates = [
@@ -80,7 +77,7 @@ def refresh(*, dataset: Dataset, entrant: Entrant, split: str) -> int:
         for row in rows
         if loss is not None
         and row.loss == loss.name
-        and row.pk in listed
+        and row.pk in steps
         and row.value is not None
         and names.get(row.submission_id)
     ]

@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 from django.db.models import Count, Q
 
+from challenge_site.challenges.clock import current_phase
 from challenge_site.challenges.models import Challenge, Phase
-from challenge_site.challenges.services import current_phase
 from datasets.models import Dataset
 
 from .entrants import Entrant

@@ -3,8 +3,7 @@ it (its page says why, to everyone), restore it, rescore it; every change is rec
 ModerationEvent with who, when and why.
 
 Which entries are listed follows from ``Submission.moderation`` through
-``challenge_site.policy.LISTED`` and ``listed_scores``; this module only changes it.
-Baselines are never moderated. Every function takes keyword arguments and an explicit
+``submissions.policy.listed_q``; this module only changes it. Baselines are never moderated. Every function takes keyword arguments and an explicit
 ``now``.
 """
 
@@ -17,7 +16,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import QuerySet
 
-from challenge_site import policy
+from challenge_site.challenges import policy
 
 from . import services, standings
 from .entrants import Entrant

@@ -25,7 +25,8 @@ import scoring
 
 from . import terms as stored_terms
 from .entrants import Entrant, of_rows
-from .models import Status, Submission
+from .models import Submission
+from .policy import valid_q
 
 # At most this many rows (or this share of them) off the most common prediction.
 FEW_ROWS = 10
@@ -97,8 +98,8 @@ def record(*, submission: Submission, outcome) -> None:
     previous = (
         Submission.objects.filter(
             Entrant.of(submission).q(),  # a team's members take turns: the team's previous
+            valid_q(),
             dataset_id=submission.dataset_id,
-            status=Status.SCORED,
         )
         .filter(
             Q(created__lt=submission.created) | Q(created=submission.created, pk__lt=submission.pk)

@@ -17,11 +17,10 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
-from challenge_site import policy
 from challenge_site.celery import app as celery_app
+from challenge_site.challenges import policy
+from challenge_site.challenges.clock import current_phase
 from challenge_site.challenges.models import Challenge, Phase
-from challenge_site.challenges.services import current_phase
-from challenge_site.notifications.scoring import scoring_finished as notify_scoring_finished
 from datasets.models import Dataset
 from scoring.upload_check import (  # noqa: F401 - PHASE_SPLITS: the site's name for it
     PHASE_SPLITS,
@@ -29,7 +28,7 @@ from scoring.upload_check import (  # noqa: F401 - PHASE_SPLITS: the site's name
     unknown_dataset,
 )
 
-from . import evaluation, formatcheck, probing, standings, terms
+from . import evaluation, formatcheck, probing, signals, standings, terms
 from .archive import ArchiveError, Contents, Limits, bounded, inspect, open_zip, verify
 from .entrants import Entrant
 from .limits import LimitReached, check_allowance, check_rejected_today
@@ -387,7 +386,8 @@ def _write(submission: Submission, outcome, *, stored: dict[str, str] | None = N
         entrant=Entrant.of(submission),
         splits=previous | set(stored) | set(submission.splits),
     )
-    notify_scoring_finished(submission)  # an e-mail on commit, for those who asked
+    # An e-mail on commit, for those who asked (the notifications app's receiver).
+    signals.scoring_finished.send(sender=Submission, submission=submission)
 
 
 # --- Rescoring, the sweep, baselines -------------------------------------------------

@@ -8,12 +8,13 @@ submission row), so that two changes at once are applied one after the other and
 deadlock.
 """
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from challenge_site.leaderboard import best, generation, interval_runs
+from challenge_site.teams.models import Team
 from datasets.models import TEST_PARTS, Dataset, Split
 
-from . import finals, ladder
+from . import finals, ladder, signals
 from .entrants import Entrant, lock_all, of_rows
 from .models import Submission
 
@@ -69,7 +70,7 @@ def entries_changed(*, dataset: Dataset, entrant: Entrant | None, splits) -> Non
     """Recompute what depends on the participant's listed entries (inside a transaction).
     ``entrant`` None (the baseline) only asks for the intervals."""
     for split in scored_splits(splits, has_public_part=dataset.challenge.has_public_part):
-        interval_runs.request(dataset_id=dataset.pk, split=split)
+        signals.intervals_stale.send(sender=Dataset, dataset_id=dataset.pk, split=split)
     if entrant is None:
         with transaction.atomic():  # the baseline's rows: deleted and written as one
             listing_changed(dataset=dataset, entrant=None)
@@ -85,9 +86,9 @@ def entries_changed(*, dataset: Dataset, entrant: Entrant | None, splits) -> Non
 def listing_changed(*, dataset: Dataset, entrant: Entrant | None) -> None:
     """The participant's listed entries or their scores changed (inside the transaction,
     after the participant's lock): their best-per-participant rows follow, and the
-    dataset's generation moves on (its cached plots and fragments are out of date)."""
-    best.refresh(dataset=dataset, entrant=entrant)
-    generation.bump(dataset_id=dataset.pk)
+    dataset's generation moves on (its cached plots and fragments are out of date): the
+    leaderboard's receivers of ``signals.listing_changed`` do both."""
+    signals.listing_changed.send(sender=Dataset, dataset=dataset, entrant=entrant)
 
 
 def entry_deleted(*, dataset_id: int, entrant: Entrant | None, splits) -> None:
@@ -102,10 +103,6 @@ def entry_deleted(*, dataset_id: int, entrant: Entrant | None, splits) -> None:
 
 
 def _exists(entrant: Entrant) -> bool:
-    from django.contrib.auth import get_user_model
-
-    from challenge_site.teams.models import Team
-
     if entrant.team_id is not None:
         return Team.objects.filter(pk=entrant.team_id).exists()
     return get_user_model().objects.filter(pk=entrant.user_id).exists()

@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from challenge_site.converters import SplitConverter
+from challenge_site.challenges.converters import SplitConverter
 
 from . import api, bulk_views, final_views, views, withdrawal
 

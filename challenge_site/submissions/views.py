@@ -10,18 +10,18 @@ from django.utils.cache import get_conditional_response, patch_cache_control
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods, require_safe
 
-from challenge_site import policy
 from challenge_site.access import get_visible_or_404
+from challenge_site.challenges.clock import current_phase
 from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.participation_views import refusal
-from challenge_site.challenges.services import current_phase
-from challenge_site.policy import can_see_private, exact_scores_visible, participant_name
+from challenge_site.challenges.policy import exact_scores_visible, visible_challenges
 
-from . import services, withdrawal
+from . import policy, services, withdrawal
+from .display import participant_name
 from .final_views import final_for
 from .forms import MySubmissionsFilter, SubmissionForm
 from .limits import LimitReached, allowances
-from .models import Score, SplitResult, Status, Submission
+from .models import Score, SplitResult, Status
 from .plots import cached_svg
 from .uploads import limit_upload_size
 from .visibility import score_table
@@ -40,7 +40,7 @@ def submit(request, slug):
 @csrf_protect
 def _submit(request, slug):
     now = timezone.now()
-    challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
+    challenge = get_visible_or_404(visible_challenges, user=request.user, now=now, slug=slug)
     refused = refusal(request, challenge, back=request.path)
     if refused is not None:
         return refused
@@ -89,7 +89,7 @@ def _submit(request, slug):
 @require_safe
 def submission_detail(request, pk):
     now = timezone.now()
-    submission = get_visible_or_404(Submission, user=request.user, now=now, pk=pk)
+    submission = get_visible_or_404(policy.visible_submissions, user=request.user, now=now, pk=pk)
     table = score_table(submission, user=request.user)
     context = {
         "submission": submission,
@@ -97,7 +97,7 @@ def submission_detail(request, pk):
         "challenge": submission.dataset.challenge,
         "dataset": submission.dataset,
         "participant": participant_name(submission),
-        "private": can_see_private(submission, user=request.user),
+        "private": policy.can_see_private(submission, user=request.user),
         "table": table,
         "final": final_for(submission, user=request.user, now=now),
         # The owner's withdraw button, while withdrawing is possible.
@@ -112,7 +112,7 @@ def submission_detail(request, pk):
 def submission_plot(request, pk, split):
     """The split's reliability diagram or PIT histogram, while its scores are visible."""
     now = timezone.now()
-    submission = get_visible_or_404(Submission, user=request.user, now=now, pk=pk)
+    submission = get_visible_or_404(policy.visible_submissions, user=request.user, now=now, pk=pk)
     if not exact_scores_visible(submission.dataset.challenge, split, user=request.user, now=now):
         raise Http404("These scores are not published yet.")
     result = SplitResult.objects.filter(submission=submission, split=split).first()
@@ -134,8 +134,8 @@ def submission_plot(request, pk, split):
 def submission_file(request, pk):
     """The uploaded zip: its owner and staff only; a 404 for everyone else."""
     now = timezone.now()
-    submission = get_visible_or_404(Submission, user=request.user, now=now, pk=pk)
-    if not can_see_private(submission, user=request.user) or not submission.file:
+    submission = get_visible_or_404(policy.visible_submissions, user=request.user, now=now, pk=pk)
+    if not policy.can_see_private(submission, user=request.user) or not submission.file:
         raise Http404("No such file.")
     response = FileResponse(
         submission.file.open("rb"),

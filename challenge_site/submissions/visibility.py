@@ -1,6 +1,6 @@
 """A submission's scores arranged for its page and the API, split by split.
 
-Who may see which split is challenge_site.policy's to say (split_visible); this module
+Who may see which split is challenges.policy's to say (split_visible); this module
 only lays out what it allows.
 """
 
@@ -11,7 +11,7 @@ from django.utils import timezone
 
 import scoring
 import scoring.ladder
-from challenge_site.policy import ladder_applies, split_visible
+from challenge_site.challenges.policy import ladder_applies, split_visible
 from datasets.models import ScoredSplit
 
 from .models import Submission

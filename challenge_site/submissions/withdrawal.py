@@ -20,10 +20,10 @@ from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from challenge_site.access import get_owned_or_404
 from challenge_site.challenges.models import Phase
 
 from . import standings
+from .access import get_owned_or_404
 from .entrants import Entrant
 from .models import Submission
 

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 
 from challenge_site.access import get_visible_or_404
 from challenge_site.challenges.models import Challenge
+from challenge_site.challenges.policy import visible_challenges
 
 from . import services
 from .models import Invitation
@@ -100,7 +101,7 @@ def api_team(request, slug):
     """GET: {"team": {name, label, members, invite_url} or null, "invitations", …};
     POST {"action": …}: the state after the action, or 400 {"detail": why not}."""
     now = timezone.now()
-    challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
+    challenge = get_visible_or_404(visible_challenges, user=request.user, now=now, slug=slug)
     if request.method == "POST":
         if not hasattr(request.data, "get"):
             return Response(

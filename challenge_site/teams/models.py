@@ -70,7 +70,7 @@ class Membership(models.Model):
             ),
         ]
         indexes = [
-            # policy.owned_q: WHERE user (the teams a user is in, over every challenge).
+            # submissions.policy.owned_q: WHERE user (the teams a user is in, over every challenge).
             models.Index(fields=["user"], name="membership_user_idx"),
         ]
 

@@ -5,9 +5,10 @@ final selections, the test limits and the final ranking have one participant eac
 Joining moves the joiner's earlier entries in the challenge to the team, so it is refused
 when the team and the joiner together would be over a submission limit.
 
-Locks: the joiner's quota rows (as their own uploads take them), then the team's row (as
-every member's upload takes it): the order ``submissions.services.submit`` uses, so a
-join and an upload never wait for each other in a circle.
+What a join means for the entries is the submissions app's (teams.signals, answered by
+submissions.team_entries): the joiner's quota rows are locked before the team's row, the
+order ``submissions.services.submit`` uses, so a join and an upload never wait for each
+other in a circle.
 """
 
 from __future__ import annotations
@@ -17,16 +18,12 @@ from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q
 
-from challenge_site import policy
+from challenge_site.challenges import policy
+from challenge_site.challenges.clock import current_phase
 from challenge_site.challenges.models import Challenge, Phase
-from challenge_site.challenges.services import current_phase
-from challenge_site.submissions import standings
-from challenge_site.submissions.entrants import Entrant
-from challenge_site.submissions.limits import phase_limits, utc_day
-from challenge_site.submissions.models import ACCEPTED, Submission, SubmissionQuota
 
+from . import signals
 from .models import Invitation, Membership, Team, new_invite_code
 
 FORMING = (Phase.UPCOMING, Phase.VALIDATION)
@@ -99,72 +96,13 @@ def refresh_labels_of(user) -> None:
 
 def _lock_joiner(*, user, challenge: Challenge, team: Team | None) -> Team | None:
     """Take the joiner's user row (one always exists, datasets or not: two joins of one
-    user wait for each other), their quota rows of every dataset, then the team's row
-    (see above)."""
+    user wait for each other), then what the receivers of ``signals.joiner_locking`` lock
+    (the joiner's quota rows), then the team's row (see above)."""
     get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk).first()
-    datasets = sorted(challenge.datasets.values_list("pk", flat=True))
-    for dataset_id in datasets:
-        SubmissionQuota.objects.get_or_create(user=user, dataset_id=dataset_id)
-    # By dataset id, with no join: FOR UPDATE would lock the joined dataset rows too,
-    # which every transaction writing an entry share-locks at commit (its foreign key).
-    list(
-        SubmissionQuota.objects.select_for_update(no_key=True)
-        .filter(user=user, dataset_id__in=datasets)
-        .order_by("dataset_id")
-    )
+    signals.joiner_locking.send(sender=Team, user=user, challenge=challenge)
     if team is None:
         return None
     return Team.objects.select_for_update(no_key=True).filter(pk=team.pk).first()
-
-
-def _check_limits(*, team: Team, user, challenge: Challenge, now: datetime) -> None:
-    """TeamError when the team's entries and the joiner's own, counted together, would be
-    over a limit of the current phase: joining makes the joiner's entries the team's."""
-    phase = current_phase(challenge, now=now)
-    daily, total = phase_limits(challenge, phase)
-    start, end = utc_day(now)
-    together = (
-        Submission.objects.filter(
-            Entrant(team_id=team.pk, user_id=None).q() | Q(user=user, team__isnull=True),
-            dataset__challenge=challenge,
-            phase=phase,
-            status__in=ACCEPTED,
-        )
-        .values("dataset__name")
-        .annotate(
-            today=Count("id", filter=Q(created__gte=start, created__lt=end)), total=Count("id")
-        )
-        .order_by("dataset__name")
-    )
-    for row in together:
-        if daily is not None and row["today"] > daily:
-            raise TeamError(
-                f"Together you would have made {row['today']} submissions to "
-                f"{row['dataset__name']} today, over its daily limit of {daily}: join after "
-                "00:00 UTC."
-            )
-        if total is not None and row["total"] > total:
-            raise TeamError(
-                f"Together you would have made {row['total']} submissions to "
-                f"{row['dataset__name']}, over its limit of {total}."
-            )
-
-
-def _take_entries(*, team: Team, user, challenge: Challenge) -> None:
-    """The joiner's entries in the challenge become the team's; what depends on who made
-    them (Ladder, final entries) is computed again for the team."""
-    moved = Submission.objects.filter(
-        user=user, team__isnull=True, dataset__challenge=challenge, is_baseline=False
-    )
-    datasets = {}
-    for dataset_id, splits in moved.values_list("dataset_id", "splits"):
-        datasets.setdefault(dataset_id, set()).update(splits)
-    moved.update(team=team)
-    entrant = Entrant(team_id=team.pk, user_id=None)
-    for dataset in challenge.datasets.filter(pk__in=datasets).select_related("challenge"):
-        standings.entries_changed(dataset=dataset, entrant=entrant, splits=datasets[dataset.pk])
-        # The joiner's own best entries moved with them (their quota rows are locked).
-        standings.listing_changed(dataset=dataset, entrant=Entrant(team_id=None, user_id=user.pk))
 
 
 def clean_name(name: str) -> str:
@@ -198,7 +136,7 @@ def create(*, challenge: Challenge, user, name: str, now: datetime) -> Team:
         Membership.objects.create(team=team, user=user, challenge=challenge, joined=now)
         Invitation.objects.filter(team__challenge=challenge, user=user).delete()
         refresh_label(team)
-        _take_entries(team=team, user=user, challenge=challenge)
+        signals.joined.send(sender=Team, team=team, user=user, challenge=challenge)
     return team
 
 
@@ -224,13 +162,14 @@ def join(*, team: Team, user, now: datetime) -> Membership:
                 f"“{team.name}” is full: teams of this challenge have at most "
                 f"{challenge.max_team_size} members."
             )
-        _check_limits(team=team, user=user, challenge=challenge, now=now)
+        # Refused (TeamError) when the team and the joiner together are over a limit.
+        signals.joining.send(sender=Team, team=team, user=user, challenge=challenge, now=now)
         membership = Membership.objects.create(
             team=team, user=user, challenge=challenge, joined=now
         )
         Invitation.objects.filter(team__challenge=challenge, user=user).delete()
         refresh_label(team)
-        _take_entries(team=team, user=user, challenge=challenge)
+        signals.joined.send(sender=Team, team=team, user=user, challenge=challenge)
     return membership
 
 

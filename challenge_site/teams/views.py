@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods
 
 from challenge_site.access import get_visible_or_404
 from challenge_site.challenges.models import Challenge
+from challenge_site.challenges.policy import visible_challenges
 
 from . import api, services
 from .models import Invitation, Team
@@ -63,7 +64,7 @@ def _page(request, challenge: Challenge, *, now, status=200, error=None, forms_=
 @require_http_methods(["GET", "POST"])
 def team_page(request, slug):
     now = timezone.now()
-    challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
+    challenge = get_visible_or_404(visible_challenges, user=request.user, now=now, slug=slug)
     if request.method == "GET":
         return _page(request, challenge, now=now)
     action = request.POST.get("action", "")
@@ -148,7 +149,7 @@ ACTIONS = {
 def join_by_link(request, slug, code):
     """GET: which team the link is for, and a button; POST: join it."""
     now = timezone.now()
-    challenge = get_visible_or_404(Challenge, user=request.user, now=now, slug=slug)
+    challenge = get_visible_or_404(visible_challenges, user=request.user, now=now, slug=slug)
     team = Team.objects.filter(challenge=challenge, invite_code=code).first()
     if team is None:
         raise Http404("This invitation link is not valid (any more).")

@@ -3,7 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from challenge_site.announcements.models import Announcement, Delivery, EmailState
+from challenge_site.announcements.models import Announcement, EmailState
+from challenge_site.mailing.models import Delivery
 from tests.factories import VALIDATION, make_challenge, make_user
 from tests.pages import page_text
 
@@ -117,7 +118,11 @@ def test_a_stopped_email_is_resumed_for_the_rest_only(
         email_state=EmailState.SENDING, email_requested_at=VALIDATION, email_recipients=3
     )
     Delivery.objects.create(
-        announcement=announcement, user=three[0], email=three[0].email, claimed_at=VALIDATION
+        kind="announcement",
+        mailing_id=announcement.pk,
+        user=three[0],
+        email=three[0].email,
+        claimed_at=VALIDATION,
     )
     client.force_login(organiser)
     page = email_action(client, announcement)

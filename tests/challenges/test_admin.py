@@ -1,293 +1,53 @@
-from contextlib import contextmanager
+"""challenges.admin: the history of each challenge (ChallengeEvent) in the admin, read
+only: written by the code that makes a change, read by the challenge's organisers."""
+
 from datetime import UTC, datetime
 
 import pytest
-import time_machine
-from django.contrib.auth.models import User
 from django.urls import reverse
 
-from challenge_site.challenges.models import Challenge
-from challenge_site.submissions.models import Score, Submission
-from challenge_site.submissions.services import refresh_baseline
-from datasets.models import Dataset
-from tests.factories import (
-    TEST_PHASE,
-    VALIDATION,
-    dataset_admin_form,
-    make_challenge,
-    make_dataset,
-    make_user,
-)
+from challenge_site.challenges.models import ChallengeEvent, EventKind
+from tests.console.helpers import client_of
+from tests.factories import make_challenge, make_user
 
-AFTER_DEADLINE = datetime(2030, 3, 1, tzinfo=UTC)
+AT = datetime(2030, 1, 9, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def admin_client(client, db):
-    client.force_login(User.objects.create_superuser("admin", "admin@example.org", "pw"))
-    return client
-
-
-def test_publish_and_unpublish_actions(admin_client):
-    """After the deadline, once confirmed (see test_publication for the guard and the page)."""
-    first, second = make_challenge(slug="a"), make_challenge(slug="b")
-    url = reverse("admin:challenges_challenge_changelist")
-    selected = {"_selected_action": [first.pk, second.pk]}
-    with time_machine.travel(AFTER_DEADLINE, tick=False):
-        admin_client.force_login(User.objects.get(username="admin"))
-        response = admin_client.post(url, {"action": "publish_results", **selected})
-        assert "Yes, publish the results" in response.content.decode()
-        response = admin_client.post(
-            url, {"action": "publish_results", "post": "yes", **selected}, follow=True
-        )
-        assert "Results published for 2 challenge(s)." in response.content.decode()
-        assert list(Challenge.objects.values_list("results_published", flat=True)) == [True, True]
-        admin_client.post(
-            url, {"action": "unpublish_results", "post": "yes", "_selected_action": [first.pk]}
-        )
-    first.refresh_from_db(), second.refresh_from_db()
-    assert (first.results_published, second.results_published) == (False, True)
-
-
-def test_changelist_shows_phase(admin_client):
-    make_challenge()
-    response = admin_client.get(reverse("admin:challenges_challenge_changelist"))
-    assert response.status_code == 200
-    assert "Upcoming" in response.content.decode()
-
-
-def _challenge_form(**overrides):
-    data = {
-        "slug": "new",
-        "title": "New challenge",
-        "description": "",
-        "start_0": "2030-01-10",
-        "start_1": "00:00:00",
-        "test_start_0": "2030-02-01",
-        "test_start_1": "00:00:00",
-        "deadline_0": "2030-02-08",
-        "deadline_1": "23:59:59",
-        "test_inputs_release": "test_start",
-        "test_targets_release": "never",
-        "val_daily_limit": "",
-        "test_daily_limit": "5",
-        "test_total_limit": "",
-        "max_team_size": "5",
-        "datasets-TOTAL_FORMS": "1",
-        "datasets-INITIAL_FORMS": "0",
-        "datasets-MIN_NUM_FORMS": "0",
-        "datasets-MAX_NUM_FORMS": "1000",
-        "datasets-0-name": "gaze",
-        "datasets-0-task": "regression",
-        "datasets-0-position": "0",
-        "datasets-0-log_base": "2.718281828459045",
-        "datasets-0-min_quantile_gap": "0",
-        "datasets-0-nmse_normaliser": "evaluated",
-        "datasets-0-ranking_loss": "",
-        "datasets-0-allow_samples": "on",
-    }
-    data.update(overrides)
-    return data
-
-
-def test_organiser_creates_a_challenge_with_a_dataset_inline(admin_client):
-    response = admin_client.post(reverse("admin:challenges_challenge_add"), _challenge_form())
-    assert response.status_code == 302, response.content.decode()
-    dataset = Dataset.objects.get()
-    assert (dataset.challenge.slug, dataset.name, dataset.task) == ("new", "gaze", "regression")
-
-
-def test_inline_refuses_a_loss_of_the_other_task_and_dates_out_of_order(admin_client):
-    response = admin_client.post(
-        reverse("admin:challenges_challenge_add"),
-        _challenge_form(**{"datasets-0-ranking_loss": "nlp", "deadline_0": "2030-01-01"}),
-    )
-    page = response.content.decode()
-    assert response.status_code == 200
-    assert "expected one of nlpd" in page
-    assert "Dates must satisfy start ≤ test start &lt; deadline." in page
-    assert not Challenge.objects.exists()
-
-
-# --- Ranking and feedback (public part, final entries, the Ladder) ----------------------
-
-
-def _edit_form(challenge, datasets, **overrides):
-    """The change page's form of ``challenge`` with its ``datasets`` as inline rows."""
-    data = _challenge_form(
-        slug=challenge.slug,
-        title=challenge.title,
-        test_public_fraction=str(challenge.test_public_fraction),
-        final_entries=str(challenge.final_entries),
-        feedback=challenge.feedback,
-        **{"datasets-TOTAL_FORMS": str(len(datasets))},
-        **{"datasets-INITIAL_FORMS": str(len(datasets))},
-    )
-    data = {k: v for k, v in data.items() if not k.startswith("datasets-0-")}
-    for index, dataset in enumerate(datasets):
-        data.update(
-            {
-                f"datasets-{index}-id": dataset.pk,
-                f"datasets-{index}-challenge": challenge.pk,
-                f"datasets-{index}-name": dataset.name,
-                f"datasets-{index}-task": dataset.task,
-                f"datasets-{index}-position": str(index),
-                f"datasets-{index}-log_base": "e",
-                f"datasets-{index}-ranking_loss": dataset.ranking_loss,
-            }
-        )
-    data.update(overrides)
-    return data
-
-
-@contextmanager
-def _at(client, when):
-    """The clock at ``when``, the admin logged in again (the session would have expired)."""
-    with time_machine.travel(when, tick=False):
-        client.force_login(User.objects.get(username="admin"))
-        yield
-
-
-def _change_url(challenge) -> str:
-    return reverse("admin:challenges_challenge_change", args=[challenge.pk])
-
-
-def test_the_options_are_shown_with_their_help_texts(admin_client):
+def opened(db):
     challenge = make_challenge()
-    page = admin_client.get(_change_url(challenge)).content.decode()
-    assert "Ranking and feedback" in page
-    for name in ("test_public_fraction", "final_entries", "feedback"):
-        assert f'name="{name}"' in page
-    assert "Share of the test examples scored at once" in page
-    assert "Test entries per participant and dataset that count for the final" in page
-    assert "rounded to that precision, so that probing the leaderboard gains nothing" in page
-
-
-def test_the_public_part_is_fixed_once_the_test_phase_has_begun(admin_client):
-    challenge = make_challenge()
-    gaze = make_dataset(challenge, "gaze")
-    with _at(admin_client, TEST_PHASE):
-        response = admin_client.post(
-            _change_url(challenge), _edit_form(challenge, [gaze], test_public_fraction="0.3")
-        )
-        page = response.content.decode()
-        assert response.status_code == 200
-        assert "The public part is fixed once test entries are scored" in page
-        assert "the test phase began on 01 Feb 2030 00:00 UTC" in page
-        challenge.refresh_from_db()
-        assert challenge.test_public_fraction == 0.0
-        # the same share, with other changes, is saved
-        response = admin_client.post(
-            _change_url(challenge), _edit_form(challenge, [gaze], title="Renamed")
-        )
-        assert response.status_code == 302 and "login" not in response.url
-    challenge.refresh_from_db()
-    assert (challenge.title, challenge.test_public_fraction) == ("Renamed", 0.0)
-
-
-def test_a_new_public_part_before_the_test_phase_rescores_the_baselines(
-    admin_client, django_capture_on_commit_callbacks
-):
-    challenge = make_challenge()
-    gaze = make_dataset(challenge, "gaze")
-    with django_capture_on_commit_callbacks(execute=True):
-        baseline = refresh_baseline(dataset=gaze, now=VALIDATION)
-    assert not Score.objects.filter(submission=baseline, split="public").exists()
-    with _at(admin_client, VALIDATION), django_capture_on_commit_callbacks(execute=True):
-        response = admin_client.post(
-            _change_url(challenge),
-            _edit_form(challenge, [gaze], test_public_fraction="0.4"),
-            follow=True,
-        )
-    assert "1 entry (baselines included) queued to be scored again" in response.content.decode()
-    challenge.refresh_from_db()
-    assert challenge.test_public_fraction == 0.4
-    splits = set(Score.objects.filter(submission=baseline).values_list("split", flat=True))
-    assert {"test", "public", "private"} <= splits
-
-
-def test_the_ladder_needs_ranking_losses_with_per_example_terms(admin_client):
-    challenge = make_challenge()
-    iris = make_dataset(challenge, "iris", task="classification", ranking_loss="lift")
-    gaze = make_dataset(challenge, "gaze")
-    response = admin_client.post(
-        _change_url(challenge), _edit_form(challenge, [iris, gaze], feedback="ladder")
+    organiser = make_user("org", organiser_of=challenge)
+    event = ChallengeEvent.objects.create(
+        challenge=challenge,
+        kind=EventKind.OPENED,
+        at=AT,
+        user=organiser,
+        username="org",
+        via="admin",
+        detail={"datasets": ["gaze", "coins"]},
     )
-    page = response.content.decode()
-    assert response.status_code == 200
-    assert "dataset “iris” ranks by lift, which has none" in page
-    assert "“gaze”" not in page
-    challenge.refresh_from_db()
-    assert challenge.feedback == "exact"
-
-    Dataset.objects.filter(pk=iris.pk).update(ranking_loss="brier")
-    iris.refresh_from_db()
-    response = admin_client.post(
-        _change_url(challenge), _edit_form(challenge, [iris, gaze], feedback="ladder")
-    )
-    assert response.status_code == 302 and "login" not in response.url
-    challenge.refresh_from_db()
-    assert challenge.feedback == "ladder"
-    # now a dataset's loss without terms is refused, in the inline and on its own page
-    response = admin_client.post(
-        _change_url(challenge),
-        _edit_form(challenge, [iris, gaze], **{"datasets-0-ranking_loss": "ece"}),
-    )
-    assert "dataset “iris” ranks by ece, which has none" in response.content.decode()
-    response = admin_client.post(
-        reverse("admin:datasets_dataset_change", args=[iris.pk]),
-        dataset_admin_form(challenge, {}, name="iris", task="classification", ranking_loss="ece"),
-    )
-    assert "dataset “iris” ranks by ece, which has none" in response.content.decode()
-    iris.refresh_from_db()
-    assert iris.ranking_loss == "brier"
+    return challenge, organiser, event
 
 
-def _test_entries(challenge, submit_zip):
-    """gaze with a public part and three scored test entries of one participant."""
-    from tests.submissions.helpers import predictions
-
-    gaze = make_dataset(challenge, "gaze")
-    user = make_user("ada")
-    entries = [
-        submit_zip(user, challenge, predictions("gaze", ("val", "test"), seed=seed), now=TEST_PHASE)
-        for seed in (1, 2, 3)
-    ]
-    assert all(e.status == "scored" for e in entries), [e.failure for e in entries]
-    return gaze, entries
+def test_the_organisers_read_who_did_what_when(opened):
+    challenge, organiser, event = opened
+    page = client_of(organiser).get(reverse("admin:challenges_challengeevent_changelist"))
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert "Opened with gaze, coins" in text and ">org<" in text and ">admin<" in text
 
 
-def test_changing_the_final_entries_recomputes_those_that_count(admin_client, submit_zip):
-    challenge = make_challenge(test_public_fraction=0.4)
-    gaze, entries = _test_entries(challenge, submit_zip)
-    counted = Submission.objects.filter(pk__in=[e.pk for e in entries], in_final_ranking=True)
-    assert counted.count() == 2
-    with _at(admin_client, TEST_PHASE):
-        response = admin_client.post(
-            _change_url(challenge), _edit_form(challenge, [gaze], final_entries="3")
-        )
-    assert response.status_code == 302 and "login" not in response.url
-    assert counted.count() == 3
-
-
-@pytest.mark.parametrize("page", ["challenge", "dataset"])
-def test_a_changed_ranking_loss_recomputes_the_ladder(admin_client, submit_zip, page):
-    challenge = make_challenge(test_public_fraction=0.4)
-    gaze, entries = _test_entries(challenge, submit_zip)
-
-    def shown(loss):
-        return Score.objects.filter(
-            submission__in=entries, split="val", loss=loss, ladder_value__isnull=False
-        ).count()
-
-    assert (shown("nlpd"), shown("crps")) == (3, 0)
-    with _at(admin_client, TEST_PHASE):
-        if page == "challenge":
-            url = _change_url(challenge)
-            data = _edit_form(challenge, [gaze], **{"datasets-0-ranking_loss": "crps"})
-        else:
-            url = reverse("admin:datasets_dataset_change", args=[gaze.pk])
-            data = dataset_admin_form(challenge, {}, ranking_loss="crps")
-        response = admin_client.post(url, data)
-    assert response.status_code == 302 and "login" not in response.url
-    assert (shown("nlpd"), shown("crps")) == (0, 3)
+def test_nobody_adds_changes_or_deletes_an_event(opened):
+    challenge, organiser, event = opened
+    root = make_user("root", is_superuser=True)
+    for user in (organiser, root):
+        client = client_of(user)
+        assert client.get(reverse("admin:challenges_challengeevent_add")).status_code == 403
+        change = reverse("admin:challenges_challengeevent_change", args=[event.pk])
+        page = client.get(change)
+        assert page.status_code == 200 and 'name="summary"' not in page.content.decode()
+        assert client.post(change, {"summary": "rewritten"}).status_code == 403
+        delete = reverse("admin:challenges_challengeevent_delete", args=[event.pk])
+        assert client.post(delete, {"post": "yes"}).status_code == 403
+    event.refresh_from_db()
+    assert event.summary == "Opened with gaze, coins"

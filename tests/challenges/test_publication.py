@@ -12,8 +12,13 @@ from django.test import Client
 from django.urls import reverse
 
 from challenge_site.challenges.models import Challenge, ChallengeEvent, EventKind
-from challenge_site.challenges.services import publish_results, withdraw_results
+from challenge_site.challenges.services import (
+    check_publication,
+    publish_results,
+    withdraw_results,
+)
 from challenge_site.submissions.models import Score, Status, Submission
+from tests.console.helpers import challenge_form
 from tests.factories import (
     DEADLINE,
     TEST_START,
@@ -65,52 +70,48 @@ def scored_entry(dataset, user, *, test=True) -> Submission:
     return submission
 
 
-# --- The model: clean() and save() by the real clock --------------------------------
+# --- The rule: services.check_publication, at an explicit now -----------------------
 
 
 @pytest.mark.parametrize("now", [TEST_START, TEST_PHASE, DEADLINE])
-def test_full_clean_refuses_published_results_up_to_the_deadline(challenge, now):
+def test_check_publication_refuses_published_results_up_to_the_deadline(challenge, now):
     challenge.results_published = True
-    with time_machine.travel(now, tick=False), pytest.raises(ValidationError) as error:
-        challenge.full_clean()
+    with pytest.raises(ValidationError) as error:
+        check_publication(challenge=challenge, now=now)
     assert error.value.message_dict == {"results_published": [TOO_EARLY]}
-    with time_machine.travel(DEADLINE + SECOND, tick=False):
-        challenge.full_clean()
+    check_publication(challenge=challenge, now=DEADLINE + SECOND)
+    challenge.results_published = False
+    check_publication(challenge=challenge, now=now)  # nothing public, nothing to refuse
 
 
-def test_save_refuses_published_results_before_the_deadline(challenge):
-    with time_machine.travel(TEST_PHASE, tick=False):
-        challenge.results_published = True
-        with pytest.raises(ValidationError, match="after the deadline, 08 Feb 2030 23:59:59 UTC"):
-            challenge.save()
-        with pytest.raises(ValidationError, match="after the deadline"):
-            make_challenge(slug="other", results_published=True)
-    assert list(Challenge.objects.values_list("slug", "results_published")) == [("demo", False)]
-    assert not ChallengeEvent.objects.exists()
-
-
-def test_the_deadline_of_published_results_cannot_move_into_the_future(challenge):
-    with time_machine.travel(AFTER, tick=False):
-        challenge.results_published = True
-        challenge.save()
-        challenge.deadline = AFTER + timedelta(days=1)
-        with pytest.raises(ValidationError) as error:
-            challenge.save()
-        challenge.save(update_fields=["title"])  # other fields only: nothing to check
+def test_the_deadline_of_published_results_cannot_move_into_the_future(challenge, admin_user):
+    publish_results(challenge=challenge, user=admin_user, now=AFTER)
+    challenge.deadline = AFTER + timedelta(days=1)
+    with pytest.raises(ValidationError) as error:
+        check_publication(challenge=challenge, now=AFTER)
     assert error.value.message_dict == {
         "deadline": [
             "The results are published, so the deadline must have passed: withdraw them "
             "before moving it to 02 Mar 2030 12:00 UTC."
         ]
     }
+    check_publication(challenge=challenge, now=AFTER + timedelta(days=2))
+
+
+def test_save_only_saves(challenge):
+    """Neither the clock nor a record: publishing goes through the services, which are
+    given ``now`` and record who did it."""
+    with time_machine.travel(TEST_PHASE, tick=False):
+        challenge.results_published = True
+        challenge.save()
+    assert Challenge.objects.get().results_published is True
+    assert not ChallengeEvent.objects.exists()
 
 
 def test_the_change_form_keeps_the_deadline_of_published_results_past(
     admin_client, admin_user, challenge
 ):
-    from tests.challenges.test_admin import _challenge_form
-
-    data = _challenge_form(deadline_0="2030-04-01", **{"datasets-TOTAL_FORMS": "0"})
+    data = challenge_form(deadline_0="2030-04-01", **{"datasets-TOTAL_FORMS": "0"})
     url = reverse("admin:challenges_challenge_change", args=[challenge.pk])
     with time_machine.travel(AFTER, tick=False):
         publish_results(challenge=challenge, user=admin_user, now=AFTER)
@@ -119,20 +120,6 @@ def test_the_change_form_keeps_the_deadline_of_published_results_past(
     assert "withdraw them before moving it to 01 Apr 2030 23:59:59 UTC." in page_text(response)
     challenge.refresh_from_db()
     assert challenge.deadline == DEADLINE
-
-
-def test_a_save_that_changes_publication_is_recorded(challenge):
-    with time_machine.travel(AFTER, tick=False):
-        challenge.results_published = True
-        challenge.save()
-        challenge.save()  # no change, no record
-        challenge.results_published = False
-        challenge.save()
-    kinds = list(ChallengeEvent.objects.order_by("id").values_list("kind", "via", "user"))
-    assert kinds == [
-        (EventKind.PUBLISHED, "Challenge.save()", None),
-        (EventKind.WITHDRAWN, "Challenge.save()", None),
-    ]
 
 
 # --- The services -------------------------------------------------------------------
@@ -286,9 +273,7 @@ def test_the_change_form_has_no_checkbox_but_a_confirmed_button(admin_client, ch
 
 
 def test_a_forged_checkbox_in_the_change_form_is_ignored(admin_client, challenge):
-    from tests.challenges.test_admin import _challenge_form
-
-    data = _challenge_form(
+    data = challenge_form(
         slug="demo",
         title="Demo challenge",
         results_published="on",

@@ -98,3 +98,20 @@ def test_deleting_a_stored_file_in_the_admin(
     assert not dataset.files.filter(pk=victim.pk).exists()
     assert not (storage_roots["private"] / victim.path).exists()
     assert dataset.files.count() == 5
+
+
+def test_the_admin_shows_the_settings_of_the_dataset_s_task_only(admin_client, challenge):
+    """Each task's own settings (scoring.tasks: TaskSpec.settings) in a section of their
+    own: all of them while a new dataset has no task yet, then its task's alone."""
+    added = admin_client.get(reverse("admin:datasets_dataset_add")).content.decode()
+    assert "Regression options" in added and "Only for regression datasets." in added
+    assert 'name="allow_samples"' in added and 'name="nmse_normaliser"' in added
+    regression = make_dataset(challenge, "gaze", task="regression")
+    classification = make_dataset(challenge, "catalysis", task="classification")
+    page = admin_client.get(reverse("admin:datasets_dataset_change", args=[regression.pk]))
+    page = page.content.decode()
+    assert "Regression options" in page and 'name="min_quantile_gap"' in page
+    assert "Only for regression datasets." not in page
+    page = admin_client.get(reverse("admin:datasets_dataset_change", args=[classification.pk]))
+    page = page.content.decode()
+    assert "Regression options" not in page and 'name="allow_samples"' not in page

@@ -3,8 +3,6 @@ from datetime import timedelta
 
 import pytest
 
-from challenge_site.challenges.models import Challenge
-from challenge_site.policy import released_parts
 from datasets.models import DatasetFile, Kind, Split, StorageAlias
 from datasets.services import (
     DatasetFilesError,
@@ -17,7 +15,7 @@ from datasets.services import (
     storage_alias_for,
 )
 from datasets.signals import dataset_files_changed
-from tests.factories import DEADLINE, START, TEST_START, dataset_files, make_challenge, make_dataset
+from tests.factories import START, dataset_files, make_challenge, make_dataset
 
 SECOND = timedelta(seconds=1)
 PUBLIC = {(Split.TRAIN, Kind.INPUTS), (Split.TRAIN, Kind.TARGETS), (Split.VAL, Kind.INPUTS)}
@@ -197,55 +195,3 @@ def test_deleting_a_file_updates_counts_and_storage(
     assert dataset.n_test == 5  # still known from the test targets
     assert not DatasetFile.objects.filter(pk=test_inputs.pk).exists()
     assert not (storage_roots["private"] / test_inputs.path).exists()
-
-
-SCHEDULE = [
-    ("before start", START - SECOND, {}, set()),
-    ("validation", START, {}, PUBLIC),
-    (
-        "validation, test inputs at start",
-        START,
-        {"test_inputs_release": "start"},
-        PUBLIC | {("test", "inputs")},
-    ),
-    ("test phase", TEST_START, {}, PUBLIC | {("val", "targets"), ("test", "inputs")}),
-    (
-        "after deadline, unpublished",
-        DEADLINE + SECOND,
-        {"test_targets_release": "after_publication"},
-        PUBLIC | {("val", "targets"), ("test", "inputs")},
-    ),
-    (
-        "after deadline, published",
-        DEADLINE + SECOND,
-        {"test_targets_release": "after_publication", "results_published": True},
-        PUBLIC | {("val", "targets"), ("test", "inputs"), ("test", "targets")},
-    ),
-    (
-        "published, targets never",
-        DEADLINE + SECOND,
-        {"results_published": True},
-        PUBLIC | {("val", "targets"), ("test", "inputs")},
-    ),
-    (
-        "published early, still test phase",
-        DEADLINE,
-        {"test_targets_release": "after_publication", "results_published": True},
-        PUBLIC | {("val", "targets"), ("test", "inputs")},
-    ),
-]
-
-
-@pytest.mark.django_db
-@pytest.mark.parametrize(
-    ("label", "now", "settings_", "expected"), SCHEDULE, ids=[s[0] for s in SCHEDULE]
-)
-def test_released_parts_follow_phase_and_settings(label, now, settings_, expected):
-    # In memory: Challenge.save refuses results published before the deadline, yet the
-    # rule must hold for such a row too ("published early").
-    challenge = Challenge(
-        slug="demo", title="Demo", start=START, test_start=TEST_START, deadline=DEADLINE
-    )
-    for field, value in settings_.items():
-        setattr(challenge, field, value)
-    assert released_parts(challenge, now=now) == expected

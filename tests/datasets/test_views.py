@@ -141,6 +141,15 @@ def test_dataset_page_shows_sizes_rows_and_release_dates(
 
 
 @time_machine.travel(VALIDATION, tick=False)
+def test_a_classification_dataset_page_shows_no_regression_settings(client, challenge):
+    """The scoring facts of the dataset's task only (templates/datasets/settings/)."""
+    make_dataset(challenge, "catalysis", task="classification")
+    text = page_text(client.get(reverse("dataset_detail", args=["demo", "catalysis"])))
+    assert "Base of logarithms e" in text and "How to write predictions" in text
+    assert "Sample rows" not in text and "nMSE normalised by" not in text
+
+
+@time_machine.travel(VALIDATION, tick=False)
 def test_unreleased_files_leave_no_trace_for_participants(client, challenge):
     """Size, rows, columns, hash and even existence of a file stay hidden until its
     release: for ±1 targets the size alone is 2n + the number of negatives."""

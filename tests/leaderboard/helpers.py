@@ -4,9 +4,12 @@ writes them (one row per split and loss, NULL for n/a, +inf kept), or real zips.
 import html
 import math
 import re
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
-from challenge_site.challenges.services import current_phase
+import numpy as np
+from django.test import Client
+
+from challenge_site.challenges.clock import current_phase
 from challenge_site.submissions import standings
 from challenge_site.submissions.entrants import Entrant
 from challenge_site.submissions.models import Score, Status, Submission
@@ -123,3 +126,51 @@ def set_interval(
         rank_lower=rank[0],
         rank_upper=rank[1],
     )
+
+
+def all_page_rows(
+    client, query: str, board: str = "/challenges/demo/datasets/catalysis/leaderboard"
+):
+    """Submission ids and exact values of every row, walking the pages by number."""
+    ids, values, number = [], [], 1
+    while True:
+        response = client.get(f"{board}/?{query}&page={number}")
+        if response.status_code == 404:
+            return ids, values
+        ids += page_ids(response)
+        values += page_exact_values(response)
+        number += 1
+
+
+def gaussian_file(rows: int, *, seed: int, spread: float = 1.0) -> bytes:
+    rng = np.random.default_rng(seed)
+    return "".join(
+        f"1 {float(m)!r} {float(v)!r}\n"
+        for m, v in zip(rng.normal(0, spread, rows), 0.5 + rng.random(rows), strict=True)
+    ).encode()
+
+
+def when(month: int, day: int, hour: int = 12, minute: int = 0) -> datetime:
+    return datetime(2030, month, day, hour, minute, tzinfo=UTC)
+
+
+def entry(dataset, *, user, created, seconds=1, status=Status.SCORED) -> Submission:
+    """A submission made at ``created`` whose scoring ended ``seconds`` later."""
+    scores = cls(0.3, 0.2) if dataset.task == "classification" else reg(0.5, 0.4)
+    submission = add_entry(
+        dataset,
+        user=user,
+        created=created,
+        val=scores if status == Status.SCORED else None,
+        status=status,
+    )
+    finished = created + timedelta(seconds=seconds) if status != Status.QUEUED else None
+    Submission.objects.filter(pk=submission.pk).update(finished_at=finished)
+    return submission
+
+
+def client_for(user) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client

@@ -6,7 +6,6 @@ import random
 
 import pytest
 import time_machine
-from django.core.management import call_command
 
 from challenge_site.leaderboard import best
 from challenge_site.leaderboard import services as boards
@@ -162,19 +161,6 @@ def test_best_view_reads_the_kept_table_and_respects_listing(catalysis, ada, gra
     services_refresh(catalysis, Submission.objects.get(pk=first.pk))
     assert second.pk in ranked_ids(board)
     assert kept(catalysis) == from_scratch(catalysis)
-
-
-def test_rebuild_command_backfills(catalysis, ada, grace):
-    from .helpers import cls
-
-    add_entry(catalysis, user=ada, created=at(0), val=cls(0.1, 0.2), test=cls(0.2, 0.1))
-    add_entry(catalysis, user=grace, created=at(0), val=cls(0.1, 0.2))
-    expected = kept(catalysis)
-    generation = type(catalysis).objects.get(pk=catalysis.pk).generation
-    BestEntry.objects.all().delete()
-    call_command("rebuild_best_entries", verbosity=0)
-    assert kept(catalysis) == expected == from_scratch(catalysis)
-    assert type(catalysis).objects.get(pk=catalysis.pk).generation == generation + 1
 
 
 @pytest.mark.django_db(transaction=True)

@@ -9,7 +9,7 @@ import pytest
 from django.core.files.storage import storages
 from django.urls import reverse
 
-from challenge_site.leaderboard import interval_runs, intervals
+from challenge_site.leaderboard import intervals
 from challenge_site.leaderboard.models import IntervalRun
 from challenge_site.submissions import moderation
 from challenge_site.submissions import terms as stored_terms
@@ -18,35 +18,11 @@ from challenge_site.submissions.models import Score, SplitResult
 from challenge_site.submissions.services import rescore
 from datasets.models import Split
 from scoring import bootstrap
-from tests.factories import AFTER, make_dataset
+from tests.factories import AFTER
+
+from .helpers import gaussian_file
 
 FIELDS = intervals.FIELDS
-
-
-def gaussian_file(rows: int, *, seed: int, spread: float = 1.0) -> bytes:
-    rng = np.random.default_rng(seed)
-    return "".join(
-        f"1 {float(m)!r} {float(v)!r}\n"
-        for m, v in zip(rng.normal(0, spread, rows), 0.5 + rng.random(rows), strict=True)
-    ).encode()
-
-
-@pytest.fixture
-def waves(challenge):
-    """Regression, 30 training, 60 validation, 80 test rows."""
-    return make_dataset(challenge, "waves", task="regression", sizes=(30, 60, 80), seed=4)
-
-
-@pytest.fixture
-def entries(waves, ada, grace, submit_zip, score_baseline):
-    """The baseline, two of Ada's entries and one of Grace's, scored on the validation split."""
-    challenge = waves.challenge
-    baseline = score_baseline(waves, now=AFTER)
-    made = [baseline]
-    for user, seed in ((ada, 1), (ada, 2), (grace, 3)):
-        files = {"waves_val_predict.txt": gaussian_file(60, seed=seed)}
-        made.append(submit_zip(user, challenge, files, now=AFTER, method=f"m{seed}"))
-    return made
 
 
 def _row(submission, loss, split="val") -> dict:
@@ -205,48 +181,6 @@ def test_a_run_resamples_only_the_entries_it_has_not_seen(
     assert summary.updated == 0 and seen == [1]
 
 
-def test_requests_while_one_run_is_on_its_way_send_no_second_one(
-    waves, monkeypatch, django_capture_on_commit_callbacks
-):
-    sent = []
-    monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: sent.append(args))
-    with django_capture_on_commit_callbacks(execute=True):
-        for _ in range(5):
-            interval_runs.request(dataset_id=waves.pk, split="val")
-        interval_runs.request(dataset_id=waves.pk, split="train")  # no leaderboard
-    assert sent == [(waves.pk, "val")]
-    run = IntervalRun.objects.get(dataset=waves, split="val")
-    assert run.requested == 5 and run.queued
-    assert not IntervalRun.objects.filter(split="train").exists()
-    # The run starts (no longer queued), more requests arrive: the run's end sends one more.
-    monkeypatch.setattr(intervals, "compute_and_store", lambda **kwargs: _grow_requests(waves))
-    with django_capture_on_commit_callbacks(execute=True):
-        assert interval_runs.run(dataset_id=waves.pk, split="val")
-    assert sent == [(waves.pk, "val"), (waves.pk, "val")]
-    run.refresh_from_db()
-    assert (run.requested, run.computed, run.queued) == (6, 5, True)
-
-
-def _grow_requests(dataset):
-    IntervalRun.objects.filter(dataset=dataset, split="val").update(requested=6)
-    return intervals.Summary(entries=0, resampled="", updated=0)
-
-
-def test_a_run_under_way_is_not_started_twice_and_the_sweep_sends_the_left_behind(
-    waves, monkeypatch
-):
-    sent = []
-    monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: sent.append(args))
-    IntervalRun.objects.create(
-        dataset=waves, split="val", requested=3, computed=1, running_since=AFTER, requested_at=AFTER
-    )
-    assert not interval_runs.run(dataset_id=waves.pk, split="val")
-    assert interval_runs.sweep(now=AFTER) == []
-    later = AFTER + interval_runs.RUN_TIMEOUT * 2
-    assert interval_runs.sweep(now=later) == [(waves.pk, "val")]
-    assert sent == [(waves.pk, "val")]
-
-
 def test_the_leaderboard_json_and_csv_carry_the_intervals(entries, waves, client):
     url = reverse("api_leaderboard", args=[waves.challenge.slug, "waves"])
     rows = client.get(url, {"split": "val", "sort": "crps"}).json()["results"]
@@ -285,19 +219,3 @@ def test_intervals_are_null_while_being_computed(entries, waves, client):
     assert row["intervals"] == {"nlpd": None, "nmse": None, "crps": None}
     assert row["indistinguishable_from_leader"] == {"nlpd": None, "nmse": None, "crps": None}
     assert row["rank_interval"] is None
-
-
-def test_a_failing_run_neither_breaks_the_upload_nor_counts_as_computed(
-    entries, waves, ada, submit_zip, monkeypatch, caplog
-):
-    def broken(**kwargs):
-        raise RuntimeError("disk full")
-
-    monkeypatch.setattr(intervals, "compute_and_store", broken)
-    files = {"waves_val_predict.txt": gaussian_file(60, seed=12)}
-    submission = submit_zip(ada, waves.challenge, files, now=AFTER)
-    assert submission.status == "scored"
-    run = IntervalRun.objects.get(dataset=waves, split="val")
-    assert run.requested > run.computed and run.running_since is None
-    assert "disk full" in caplog.text
-    assert _row(submission, "crps")["lower"] is None

@@ -12,13 +12,6 @@ from .helpers import INF, add_entry, at, cls, point_only_reg, reg
 RESULTS = "/challenges/demo/results/"
 
 
-@pytest.fixture
-def published(challenge):
-    challenge.results_published = True
-    challenge.save()
-    return challenge
-
-
 def test_before_publication_the_page_says_when(challenge, staff):
     with time_machine.travel(VALIDATION, tick=False):
         text = page_text(Client().get(RESULTS))

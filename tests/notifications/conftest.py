@@ -1,6 +1,7 @@
 import pytest
 
 from tests.factories import make_user
+from tests.submissions.helpers import queued_submission
 
 from .helpers import SITE_URL, opt_in
 
@@ -20,3 +21,12 @@ def ada(db):
 def bob(db):
     """A participant who asked for none (the default)."""
     return make_user("bob")
+
+
+@pytest.fixture
+def five(challenge, gaze):
+    """Five participants who submitted and asked for the results e-mail."""
+    users = [opt_in(make_user(name), results=True) for name in ("ada", "bob", "cy", "dee", "eve")]
+    for user in users:
+        queued_submission(user, challenge)
+    return users

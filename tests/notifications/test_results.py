@@ -1,23 +1,26 @@
 """The e-mail when a challenge one submitted to publishes its results: once per
-challenge and participant, in batches, whatever happens to the task."""
+challenge and participant, in batches of the outbox (challenge_site.mailing, tested in
+tests/mailing), paused while the results are withdrawn. The beat's task that queues a
+lost mailing again (resume_stalled) is tested in test_tasks.py."""
 
-import smtplib
 from collections import Counter
 from datetime import timedelta
 
 import pytest
 import time_machine
-from django.core.mail.backends import locmem
 from django.db import DatabaseError
 
 from challenge_site.challenges.models import Challenge, Participant
-from challenge_site.challenges.services import publish_results, withdraw_results
-from challenge_site.notifications import results, tasks
-from challenge_site.notifications.models import MailingState, ResultsDelivery, ResultsMailing
+from challenge_site.challenges.services import withdraw_results
+from challenge_site.mailing import services as outbox
+from challenge_site.mailing.models import Delivery
+from challenge_site.mailing.tasks import send_batch
+from challenge_site.notifications import results
+from challenge_site.notifications.models import MailingState, ResultsMailing
 from tests.factories import AFTER, VALIDATION, make_challenge, make_dataset, make_user
 from tests.submissions.helpers import queued_submission
 
-from .helpers import SITE_URL, opt_in, to
+from .helpers import SITE_URL, addressees, opt_in, publish, to
 
 
 @pytest.fixture(autouse=True)
@@ -26,29 +29,11 @@ def batches_of_two(settings):
 
 
 @pytest.fixture
-def five(challenge, gaze):
-    """Five participants who submitted and asked for the e-mail."""
-    users = [opt_in(make_user(name), results=True) for name in ("ada", "bob", "cy", "dee", "eve")]
-    for user in users:
-        queued_submission(user, challenge)
-    return users
-
-
-@pytest.fixture
 def queue(monkeypatch):
-    """The broker: mailing ids the code queued, run by hand."""
+    """The broker: the (kind, mailing id) pairs the code queued, run by hand."""
     queued = []
-    monkeypatch.setattr(results, "enqueue", queued.append)
+    monkeypatch.setattr(outbox, "enqueue", lambda kind, pk: queued.append((kind, pk)))
     return queued
-
-
-def publish(challenge, *, at=AFTER, capture):
-    with time_machine.travel(at, tick=False), capture(execute=True):
-        publish_results(challenge=challenge, user=None, now=at, via="test")
-
-
-def addressees(outbox):
-    return Counter(address for message in outbox for address in message.to)
 
 
 def test_each_participant_who_asked_gets_one_email(
@@ -76,63 +61,8 @@ def test_each_participant_who_asked_gets_one_email(
     mailing = ResultsMailing.objects.get()
     assert (mailing.state, mailing.recipients, mailing.sent) == (MailingState.SENT, 5, 5)
     assert mailing.event.kind == "published"
-
-
-def test_the_task_run_twice_or_more_sends_each_participant_one(
-    challenge, five, queue, mailoutbox, django_capture_on_commit_callbacks
-):
-    publish(challenge, capture=django_capture_on_commit_callbacks)
-    (mailing_id,) = queue
-    assert mailoutbox == []  # queued on commit, not sent
-    runs = []
-    while queue:
-        pk = queue.pop(0)
-        runs.append(tasks.send_results_batch.delay(pk).get())
-        tasks.send_results_batch.delay(pk).get()  # the same message delivered twice
-    for _ in range(2):  # and once more after the end
-        assert tasks.send_results_batch.delay(mailing_id).get() == 0
-    assert addressees(mailoutbox) == Counter(user.email for user in five)
-    assert sum(runs) <= 5 and len(mailoutbox) == 5
-    assert ResultsDelivery.objects.filter(status="sent").count() == 5
-
-
-def test_a_worker_killed_after_claiming_sends_those_nothing_rather_than_twice(
-    challenge, five, queue, mailoutbox, django_capture_on_commit_callbacks
-):
-    publish(challenge, capture=django_capture_on_commit_callbacks)
-    mailing = ResultsMailing.objects.get()
-    claimed = results._claim(mailing, size=2, now=AFTER)  # then the worker died
-    with time_machine.travel(AFTER, tick=False):
-        while queue:
-            tasks.send_results_batch.delay(queue.pop(0)).get()
-    lost = {user.email for _, user in claimed}
-    assert addressees(mailoutbox) == Counter(u.email for u in five if u.email not in lost)
-    assert set(
-        ResultsDelivery.objects.filter(status="claimed").values_list("email", flat=True)
-    ) == (lost)
-
-
-def test_a_mail_server_failing_mid_batch_leaves_the_rest_to_the_retry(
-    challenge, five, queue, mailoutbox, monkeypatch, django_capture_on_commit_callbacks
-):
-    publish(challenge, capture=django_capture_on_commit_callbacks)
-    mailing = ResultsMailing.objects.get()
-    real = locmem.EmailBackend.send_messages
-    calls = []
-
-    def second_fails(self, messages):
-        calls.append(messages)
-        if len(calls) == 2:
-            raise smtplib.SMTPServerDisconnected("connection lost")
-        return real(self, messages)
-
-    monkeypatch.setattr(locmem.EmailBackend, "send_messages", second_fails)
-    with pytest.raises(smtplib.SMTPServerDisconnected):
-        results.send_batch(mailing_id=mailing.pk, now=AFTER)
-    assert len(mailoutbox) == 1 and ResultsDelivery.objects.count() == 1  # the other released
-    while results.send_batch(mailing_id=mailing.pk, now=AFTER).more:
-        pass
-    assert addressees(mailoutbox) == Counter(user.email for user in five)
+    rows = Delivery.objects.filter(kind="results", mailing_id=mailing.pk, status="sent")
+    assert rows.count() == Delivery.objects.count() == 5
 
 
 def test_once_per_challenge_even_when_published_again(
@@ -153,28 +83,12 @@ def test_nothing_goes_out_while_the_results_are_withdrawn(
     publish(challenge, capture=django_capture_on_commit_callbacks)
     with time_machine.travel(AFTER, tick=False), django_capture_on_commit_callbacks(execute=True):
         withdraw_results(challenge=challenge, user=None, now=AFTER)
-    assert tasks.send_results_batch.delay(queue.pop()).get() == 0
-    assert mailoutbox == []
+    assert queue == [("results", ResultsMailing.objects.get().pk)]
+    assert send_batch.delay(*queue.pop()).get() == 0
+    assert mailoutbox == [] and not Delivery.objects.exists()
     publish(challenge, capture=django_capture_on_commit_callbacks)  # the mailing carries on
     while queue:
-        tasks.send_results_batch.delay(queue.pop(0)).get()
-    assert addressees(mailoutbox) == Counter(user.email for user in five)
-
-
-def test_a_lost_task_is_queued_again_by_the_beat(
-    challenge, five, monkeypatch, mailoutbox, django_capture_on_commit_callbacks
-):
-    lost = []
-    real = results.enqueue
-    monkeypatch.setattr(results, "enqueue", lost.append)  # the broker is down
-    publish(challenge, capture=django_capture_on_commit_callbacks)
-    assert mailoutbox == [] and len(lost) == 1
-    monkeypatch.setattr(results, "enqueue", real)
-    with time_machine.travel(AFTER + timedelta(minutes=5), tick=False):
-        assert tasks.resume_results.delay().get() == []  # maybe still on its way
-    with time_machine.travel(AFTER + timedelta(minutes=11), tick=False):
-        assert tasks.resume_results.delay().get() == [ResultsMailing.objects.get().pk]
-        assert tasks.resume_results.delay().get() == []  # sent: nothing to resume
+        send_batch.delay(*queue.pop(0)).get()
     assert addressees(mailoutbox) == Counter(user.email for user in five)
 
 

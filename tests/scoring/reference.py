@@ -30,7 +30,7 @@ BOUND = 1e100  # §1: every number within ±1e100
 VAR_BOUND = 1e200  # §1: a Gaussian variance within [0, 1e200]
 MAX_QUANTILES = 200
 MAX_SAMPLES = 1000
-ECE_BINS = 15
+ECE_BINS = 15  # §3, written here on its own: an oracle shares nothing with scoring
 CLASSIFICATION_LOSSES = ("nlp", "01l", "lift", "brier", "ece")
 REGRESSION_LOSSES = ("nlpd", "nmse", "crps")
 

@@ -2,12 +2,13 @@
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from sklearn.metrics import brier_score_loss, log_loss
 
-from scoring.classification import brier, ece, is_point, lift, nlp, zero_one
+from scoring.classification import ECE_BINS, brier, ece, is_point, lift, nlp, zero_one
 
 from .util import arr
 
@@ -210,8 +211,6 @@ def test_is_point():
 @pytest.mark.parametrize("m", range(8, 15))
 def test_ece_bins_the_exact_confidence_next_to_every_edge(m):
     """c = 1 − p is compared as the real number: rounded, it could sit on the edge below it."""
-    from fractions import Fraction
-
     edges = [Fraction(k / 15) for k in range(16)]  # the doubles k/15, exactly
 
     def bin_of(c: Fraction) -> int:
@@ -272,6 +271,41 @@ def test_one_pass_summary_agrees_with_every_loss_function(case):
     assert lift_of(numpy_sums, p, t) == want_lift
 
 
+@pytest.mark.parametrize("n_bins", [1, 2, 10, 16, 100])
+def test_both_paths_of_the_summary_honour_the_count_of_ece_bins(n_bins, no_native):
+    """The C kernel takes the count of bins from its caller, as numpy does: its ECE at
+    another count than ECE_BINS agrees with the numpy loss and with an exact loop over
+    the bins (m/B, (m+1)/B] (the doubles m/B; the confidence 1 − p as the real number),
+    values on and next to the edges included."""
+    from scoring.classification import summarize
+
+    rng = np.random.default_rng(n_bins)
+    edges = np.arange(n_bins + 1) / n_bins
+    p = np.concatenate(
+        [np.round(rng.uniform(0, 1, 2000), 2), edges, 1 - edges, np.nextafter(edges, 1)]
+    )
+    p = p[(p >= 0) & (p <= 1)]
+    t = np.where(rng.uniform(size=p.size) < p, 1.0, -1.0)
+    exact_edges = [Fraction(edge) for edge in edges.tolist()]
+    count, right, conf = [0] * n_bins, [0] * n_bins, [Fraction(0)] * n_bins
+    for x, y in zip(p.tolist(), t.tolist(), strict=True):
+        c = Fraction(x) if x >= 0.5 else 1 - Fraction(x)
+        m = next(m for m in range(n_bins) if exact_edges[m] < c <= exact_edges[m + 1])
+        count[m] += 1
+        right[m] += (x >= 0.5) == (y == 1)
+        conf[m] += c
+    total = float(sum(abs(right[m] - conf[m]) for m in range(n_bins)) / p.size)
+    compiled = summarize(p, t, n_bins=n_bins)
+    with no_native():
+        numpy_path = summarize(p, t, n_bins=n_bins)
+    assert compiled.keys is not None and numpy_path.keys is None  # each path taken
+    assert compiled.ece() == pytest.approx(total, rel=1e-12, abs=1e-15)
+    assert numpy_path.ece() == pytest.approx(total, rel=1e-12, abs=1e-15)
+    assert ece(p, t, n_bins=n_bins) == pytest.approx(total, rel=1e-12, abs=1e-15)
+    if n_bins != ECE_BINS:
+        assert compiled.ece() != pytest.approx(summarize(p, t).ece(), rel=1e-6)
+
+
 def test_summary_of_bad_input_raises_like_the_losses():
     from scoring.classification import summarize
 
@@ -284,7 +318,7 @@ def test_summary_of_bad_input_raises_like_the_losses():
 
 
 @pytest.mark.parametrize("ties", ["none", "rounded", "long runs", "one value"])
-def test_lift_c_pass_and_numpy_parts_agree_with_a_plain_sum(monkeypatch, ties):
+def test_lift_c_pass_and_numpy_parts_agree_with_a_plain_sum(no_native, ties):
     """Both ways of summing cum(k)/k (runs across the numpy parts' boundaries too)
     against the plain definition: positives accrue evenly inside a run of equal p."""
 
@@ -319,8 +353,8 @@ def test_lift_c_pass_and_numpy_parts_agree_with_a_plain_sum(monkeypatch, ties):
     ideal = 1 + 0.5 * (1 / frac - 1) * (frac + 1)
     want = (ideal - area) / (ideal - 1)
     assert lift(p, t) == pytest.approx(want, rel=1e-12)
-    monkeypatch.setattr(c, "_native", None)
-    assert lift(p, t) == pytest.approx(want, rel=1e-12)
+    with no_native():
+        assert lift(p, t) == pytest.approx(want, rel=1e-12)
 
 
 def test_each_log_of_the_one_pass_is_within_an_ulp_of_the_exact_value():
@@ -347,7 +381,7 @@ def test_each_log_of_the_one_pass_is_within_an_ulp_of_the_exact_value():
     one, keys = np.ones(1), np.empty(1, dtype=np.uint64)
     mpmath.mp.prec = 200
     for p in values.tolist():
-        got = _native.classification_sums(np.array([p]), one, keys)[1]
+        got = _native.classification_sums(np.array([p]), one, keys, ECE_BINS)[1]
         exact = -mpmath.log(mpmath.mpf(p))
         if exact == 0:
             assert got == 0.0

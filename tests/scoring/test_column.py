@@ -46,16 +46,14 @@ INVALID = {
 }
 
 
-def careful_targets(data: bytes) -> np.ndarray | None:
-    """The careful reader alone (the one-pass reader switched off)."""
-    saved = column._native
-    column._native = None
-    try:
-        return parse.read_targets(data, path="t")
-    except ScoringError:
-        return None
-    finally:
-        column._native = saved
+def careful_targets(data: bytes, no_native) -> np.ndarray | None:
+    """The careful reader alone (the C extension, and with it the one-pass reader,
+    switched off by the ``no_native`` fixture)."""
+    with no_native():
+        try:
+            return parse.read_targets(data, path="t")
+        except ScoringError:
+            return None
 
 
 def sources(data: bytes, tmp_path):
@@ -65,9 +63,9 @@ def sources(data: bytes, tmp_path):
 
 
 @pytest.mark.parametrize("name", VALID)
-def test_valid_files_read_as_the_careful_reader_reads_them(name, tmp_path):
+def test_valid_files_read_as_the_careful_reader_reads_them(name, tmp_path, no_native):
     data = VALID[name]
-    expected = careful_targets(data)
+    expected = careful_targets(data, no_native)
     assert expected is not None
     for kind, source in sources(data, tmp_path).items():
         got = column.read_column(source, low=-MAX_VALUE, high=MAX_VALUE)
@@ -76,10 +74,10 @@ def test_valid_files_read_as_the_careful_reader_reads_them(name, tmp_path):
 
 
 @pytest.mark.parametrize("name", INVALID)
-def test_every_file_the_careful_reader_rejects_is_refused(name, tmp_path):
+def test_every_file_the_careful_reader_rejects_is_refused(name, tmp_path, no_native):
     data = INVALID[name]
     if name != "beyond the bound":
-        assert careful_targets(data) is None
+        assert careful_targets(data, no_native) is None
     for kind, source in sources(data, tmp_path).items():
         assert column.read_column(source, low=-MAX_VALUE, high=MAX_VALUE) is None, kind
 
@@ -113,7 +111,7 @@ def test_a_stream_without_seek_is_not_read():
 
 @pytest.mark.parametrize("window", [1 << 16, 3 << 16])
 @pytest.mark.parametrize("ending", [b"\n", b"", b"\r\n", b"\n\n"])
-def test_lines_across_windows_and_buffers(window, ending, tmp_path, monkeypatch):
+def test_lines_across_windows_and_buffers(window, ending, tmp_path, monkeypatch, no_native):
     """Small windows and buffers so that lines straddle every boundary: mapped windows of
     a path, reads of a file object, and a file whose size is a whole number of windows."""
     monkeypatch.setattr(column, "_WINDOW", window)
@@ -124,18 +122,20 @@ def test_lines_across_windows_and_buffers(window, ending, tmp_path, monkeypatch)
     whole_windows = text[: text.rfind(b"\n", 0, window * 2 - len(ending)) + 1]
     whole_windows += b"9" * (window * 2 - len(ending) - len(whole_windows))
     for data in (text + ending, whole_windows + ending):
-        expected = careful_targets(data)
+        expected = careful_targets(data, no_native)
         assert expected is not None
         for kind, source in sources(data, tmp_path).items():
             got = column.read_column(source, low=-MAX_VALUE, high=MAX_VALUE)
             assert got is not None and got.tobytes() == expected.tobytes(), (kind, len(data))
 
 
-def test_a_line_longer_than_a_window_or_buffer_is_left_to_the_careful_reader(tmp_path, monkeypatch):
+def test_a_line_longer_than_a_window_or_buffer_is_left_to_the_careful_reader(
+    tmp_path, monkeypatch, no_native
+):
     monkeypatch.setattr(column, "_WINDOW", 1 << 16)
     monkeypatch.setattr(column, "BLOCK_SIZE", 1 << 12)
     data = b"1\n" + b" " * (1 << 17) + b"2\n3\n"
-    assert careful_targets(data).tolist() == [1.0, 2.0, 3.0]
+    assert careful_targets(data, no_native).tolist() == [1.0, 2.0, 3.0]
     for kind, source in sources(data, tmp_path).items():
         got = column.read_column(source, low=-9, high=9)
         if kind == "bytes":  # already in memory: nothing to stream
@@ -158,10 +158,10 @@ def test_targets_and_classification_readers_use_it_and_keep_their_messages(tmp_p
         parse.read_targets(b"1\n0.5\n", path="t.txt", task="classification")
 
 
-def test_is_labels_with_and_without_the_kernel(monkeypatch):
+def test_is_labels_with_and_without_the_kernel(no_native):
     cases = [([1.0, -1.0, 1.0], True), ([1.0, 0.0], False), ([1.0, math.nan], False), ([], True)]
     for values, expected in cases:
         assert parse.is_labels(np.array(values)) is expected
-    monkeypatch.setattr(parse, "_native", None)
-    for values, expected in cases:
-        assert parse.is_labels(np.array(values)) is expected
+    with no_native():
+        for values, expected in cases:
+            assert parse.is_labels(np.array(values)) is expected

@@ -8,8 +8,8 @@ A summary leads the report as ``PATH: N lines …`` (a file-level line, spec §1
 import numpy as np
 import pytest
 
-from scoring import ScoringOptions, column, parse, read_classification, read_regression, textfile
-from scoring.errors import GIVE_UP, MAX_REPORTED, MAX_SUMMARIES, SUMMARY_MIN, Problems
+from scoring import ScoringOptions, read_classification, read_regression
+from scoring.errors import GIVE_UP, MAX_REPORTED, MAX_SUMMARIES, SUMMARY_MIN
 from scoring.parse import check_regression
 
 from .util import lines_of, problems_of, small_blocks
@@ -214,7 +214,7 @@ MESSY = [
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_summaries_are_the_same_with_and_without_the_c_parser(monkeypatch, seed):
+def test_summaries_are_the_same_with_and_without_the_c_parser(no_native, seed):
     """Every summary and hint comes with the message that the numpy paths write: the C
     parser only ever reads valid blocks, so both ways give the same report."""
     rng = np.random.default_rng(seed)
@@ -223,22 +223,7 @@ def test_summaries_are_the_same_with_and_without_the_c_parser(monkeypatch, seed)
     data = lines_of(rows)
     with small_blocks(4096):
         fast = classification(data, n=len(rows) + seed).lines
-        for module in (textfile, column, parse):
-            monkeypatch.setattr(module, "_native", None)
-        slow = classification(data, n=len(rows) + seed).lines
+        with no_native():
+            slow = classification(data, n=len(rows) + seed).lines
     assert fast == slow
     assert fast[0].startswith("p.txt: ") and " lines " in fast[0]
-
-
-def test_problems_count_summaries_only_for_what_they_are_told():
-    problems = Problems("f")
-    problems.add(3, "m", "share this")
-    problems.add_lines(np.arange(10, 20), lambda i: "m", "share this")
-    problems.add_range(100, 100_000, lambda i: "m", "and this")
-    problems.add(5, "alone")
-    assert problems.summary_counts == {"share this": 11, "and this": 99_900}
-    assert [str(s) for s in problems.summaries()] == [
-        "f: 99900 lines and this",
-        "f: 11 lines share this",
-    ]
-    assert problems.total == 1 + 10 + 99_900 + 1

@@ -1,8 +1,8 @@
 """Hostile files cost little (issue 10, must-have 2) and are still reported exactly.
 
-Problem collection keeps only what can be shown, reading stops once a file is
-hopeless, a line of too many numbers is rejected unread, long paths are shortened,
-and a block with a few bad lines reads its other lines at C speed. Wall-clock
+Reading stops once a file is hopeless, a line of too many numbers is rejected unread,
+and a block with a few bad lines reads its other lines at C speed (the collection of
+problems, which keeps only what can be shown, is tested in test_errors.py). Wall-clock
 bounds are measured by bench/hostile.py, not asserted here; memory is traced.
 """
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from scoring import ScoringError, errors, evaluate, read_classification, textfile
 from scoring.blocks import BLOCK_SIZE
-from scoring.errors import MAX_REPORTED, Problem, Problems
+from scoring.errors import MAX_REPORTED, Problems
 
 from .util import (
     lines_of,
@@ -26,46 +26,6 @@ from .util import (
     small_blocks,
     table_numbers,
 )
-
-# --- problem collection ----------------------------------------------------------------------
-
-
-def test_problems_keep_only_what_can_be_shown():
-    problems = Problems("f")
-    batch = np.arange(200_001, 400_001)
-    tracemalloc.start()
-    for line in range(1, 200_001):
-        problems.add(line, f"bad line {line}")
-    problems.add_lines(batch, lambda i: f"bad batch line {i}")
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    assert peak < 500_000  # keeping 200,000 tuples and messages took 30 MB
-    assert problems.total == 400_000
-    assert [p.line for p in problems.shown()] == list(range(1, 101))
-
-
-def test_problems_added_out_of_line_order_are_shown_in_line_order():
-    problems = Problems("f")
-    problems.add_lines(np.arange(500, 1000), lambda i: "late batch")
-    for line in range(300, 0, -1):  # descending, as no reader adds them
-        problems.add(line, "single")
-    problems.add_lines(np.array([50, 7]), lambda i: "batch")
-    problems.add(7, "single on 7")
-    shown = problems.shown()
-    every = sorted([*range(500, 1000), *range(1, 301), 50, 7, 7])
-    assert [p.line for p in shown] == every[:100]
-    # On one line: single problems first, in the order added, then batches.
-    assert [p.message for p in shown[6:9]] == ["single", "single on 7", "batch"]
-    assert problems.total == 500 + 300 + 2 + 1
-
-
-def test_only_the_shown_problems_are_formatted():
-    formatted = []
-    problems = Problems("f")
-    problems.add_lines(np.arange(1, 100_001), lambda i: formatted.append(i) or "m")
-    problems.add_lines(np.arange(100_001, 200_001), lambda i: formatted.append(i) or "m")
-    assert len(formatted) == MAX_REPORTED
-
 
 # --- giving up on a hopeless file ------------------------------------------------------------
 
@@ -146,15 +106,6 @@ def test_target_and_input_lines_are_not_bounded():
     assert read_inputs(lines_of([" ".join(["1"] * 3000)]), path="x").shape == (1, 3000)
 
 
-def test_long_paths_are_shortened():
-    path = "d" * 60_000 + "/gaze_val_predict.txt"
-    text = str(Problem(path, 12, "a message"))
-    assert text == "…" + path[-119:] + ":12: a message"
-    assert str(Problem("short/path.txt", 3, "m")) == "short/path.txt:3: m"
-    err = problems_of(read_classification, b"x\n" * 300, path=path, n_expected=300)
-    assert sum(len(line) for line in err.lines) < 101 * 200
-
-
 def test_messages_quote_at_most_forty_characters_of_a_line():
     err = problems_of(read_classification, b"1" * 500_000 + b"\n", path="p", n_expected=1)
     assert (
@@ -222,13 +173,6 @@ def test_blank_lines_cost_no_memory_per_line():
         assert "blank line before the last example" in err.problems[0].message
         peaks.append(max(peak, peak_inner))
     assert peaks[1] < 1.2 * peaks[0] + 1_000_000, peaks
-
-
-def test_a_long_line_is_a_block_of_its_own():
-    data = b"1 2\n" + b"3" * 100 + b"\n4\n5\n"
-    blocks = list(textfile.iter_blocks(data, block_size=16))
-    assert b"".join(blocks) == data
-    assert b"3" * 100 + b"\n" in blocks
 
 
 # --- a few bad lines do not send a block through Python -------------------------------------

@@ -45,11 +45,6 @@ def assert_same_as_float(tokens: list[str]) -> None:
     assert not wrong, wrong[:5]
 
 
-def test_the_extension_is_built():
-    """make install builds it; without it every block would take the slower numpy paths."""
-    assert textfile._native is fastparse
-
-
 @pytest.mark.parametrize(
     "fmt", ["{!r}", "{:.18e}", "{:.17g}", "{:.16e}", "{:.15g}", "{:g}", "{:16.7e}"]
 )
@@ -215,26 +210,22 @@ def _random_block(rng: np.random.Generator, odd: bool) -> bytes:
     return "".join(lines).encode()
 
 
-def _tokenize(buf: bytes, compiled: bool, max_numbers=None):
+def _tokenize(buf: bytes, max_numbers=None):
     problems = Problems("f")
-    saved = textfile._native
-    textfile._native = fastparse if compiled else None
-    try:
-        table = textfile.tokenize(buf, 1, problems, max_numbers)
-    finally:
-        textfile._native = saved
+    table = textfile.tokenize(buf, 1, problems, max_numbers)
     return table, (problems.total, sorted(problems._kept))
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_c_and_numpy_paths_agree_on_random_blocks(seed):
+def test_c_and_numpy_paths_agree_on_random_blocks(seed, no_native):
     rng = np.random.default_rng(seed)
     buf = _random_block(rng, odd=seed % 2 == 1)
     max_numbers = 8 if seed % 4 == 0 else None
     if seed % 2 == 0 and max_numbers is None:
         assert parse(buf) is not None  # a plain block: C reads it, numpy checks it
-    fast, fast_problems = _tokenize(buf, True, max_numbers)
-    slow, slow_problems = _tokenize(buf, False, max_numbers)
+    fast, fast_problems = _tokenize(buf, max_numbers)
+    with no_native():
+        slow, slow_problems = _tokenize(buf, max_numbers)
     assert fast_problems == slow_problems
     assert fast.counts.tolist() == slow.counts.tolist()
     assert fast.bad.tolist() == slow.bad.tolist()
@@ -271,17 +262,13 @@ def test_misaligned_buffers_are_refused():
         fastparse.lift_sum(memoryview(bytearray(17))[1:])
 
 
-def test_a_long_zero_run_scores_as_the_numpy_path_does():
+def test_a_long_zero_run_scores_as_the_numpy_path_does(no_native):
     import scoring
 
     token = b"0." + b"0" * 999_999 + b"1e1000000"
     pred, targets = b"0.5\n" + token + b"\n0.25\n", b"1\n1\n-1\n"
     fast = scoring.evaluate(pred, targets).scores
-    saved = textfile._native
-    textfile._native = None
-    try:
+    with no_native():
         slow = scoring.evaluate(pred, targets).scores
-    finally:
-        textfile._native = saved
     assert fast == slow
     assert fast["01l"] == 0.0

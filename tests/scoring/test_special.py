@@ -11,17 +11,18 @@ import pytest
 from scipy import special as sp
 from scipy import stats
 
-from scoring import special
+from scoring import _accel
 from scoring.special import erf, erfc, norm_cdf, norm_pdf
 
 
 @pytest.fixture(autouse=True, params=["C library", "numpy expansions"])
-def implementation(request, monkeypatch):
-    if request.param == "numpy expansions":
-        monkeypatch.setattr(special, "_native", None)
-    else:
-        assert special._native is not None
-    return request.param
+def implementation(request, no_native):
+    if request.param == "C library":
+        assert _accel.native() is not None
+        yield request.param
+        return
+    with no_native():
+        yield request.param
 
 
 def test_erf_matches_math_erf_to_a_few_ulps():

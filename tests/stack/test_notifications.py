@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from email.header import decode_header, make_header
 
 from challenge_site.accounts.models import Profile
-from challenge_site.notifications import tasks
+from challenge_site.mailing import tasks
 from challenge_site.notifications.models import ResultsMailing, ScoringNotice
 from challenge_site.submissions.models import Score
 
@@ -91,7 +91,7 @@ def test_scoring_and_results_emails_reach_only_those_who_asked(stack):
     assert "https://127.0.0.1/challenges/notify/results/" in body(results)
     mailing = orm(lambda: ResultsMailing.objects.get(challenge__slug="notify"))
     for _ in range(2):  # the task delivered again: nobody gets a second one
-        tasks.send_results_batch.delay(mailing.pk)
+        tasks.send_batch.delay("results", mailing.pk)
     time.sleep(3)
     assert len(mails_to(ada, "the results are published")) == 1
     assert len(mails_to(ada, "is scored")) == 1

@@ -1,4 +1,5 @@
-"""Organiser exports: every submission's zip in one zip, every score in one CSV, streamed."""
+"""submissions.bulk: the organiser exports: every submission's zip in one zip, every score
+in one CSV, streamed (who may download them: test_bulk_views.py)."""
 
 import csv
 import hashlib
@@ -450,50 +451,7 @@ def test_the_scores_csv_of_real_submissions_matches_their_scores(
     assert stored and exported == stored
 
 
-# --- Who may export ----------------------------------------------------------------------
-
-ALLOWED = {"organiser", "superuser"}
-WHO = ["organiser", "superuser", "organiser_elsewhere", "plain_staff", "participant", "anonymous"]
-
-
-@pytest.fixture
-def people(challenge, organiser, staff, participant):
-    elsewhere = make_challenge(slug="elsewhere")
-    return {
-        "organiser": organiser,
-        "superuser": staff,
-        "organiser_elsewhere": make_user("someone", organiser_of=elsewhere),
-        "plain_staff": make_user("clerk", is_staff=True),
-        "participant": participant,
-        "anonymous": None,
-    }
-
-
-@pytest.mark.parametrize("who", WHO)
-@pytest.mark.parametrize("url", [ZIP_URL, CSV_URL])
-def test_only_the_challenges_organisers_export_on_the_site(gaze, people, who, url):
-    add_entry(gaze, user=people["participant"], val=reg(0.5, 0.25))
-    response = web(people[who]).get(url)
-    assert response.status_code == (200 if who in ALLOWED else 404)
-    if who not in ALLOWED:  # the same answer as for a challenge that does not exist
-        missing = web(people[who]).get(url.replace("/demo/", "/nothing/"))
-        assert missing.status_code == 404
-
-
-@pytest.mark.parametrize("who", WHO)
-@pytest.mark.parametrize("url", [API_ZIP_URL, API_CSV_URL])
-def test_only_the_challenges_organisers_export_by_the_api(gaze, people, who, url):
-    add_entry(gaze, user=people["participant"], val=reg(0.5, 0.25))
-    client = api(people[who])
-    response = client.get(url)
-    if who in ALLOWED:
-        assert response.status_code == 200
-        assert response.streaming
-        assert body(response)
-    else:
-        assert response.status_code == 404
-        missing = client.get(url.replace("/demo/", "/nothing/"))
-        assert (missing.status_code, missing.json()) == (404, response.json())
+# --- The API's exports and the links to them ----------------------------------------------
 
 
 def test_the_api_serves_the_same_exports_whatever_the_client_accepts(
@@ -511,22 +469,6 @@ def test_the_api_serves_the_same_exports_whatever_the_client_accepts(
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     web_csv = body(web(organiser).get(CSV_URL))
     assert body(response) == web_csv
-
-
-def test_an_organiser_exports_their_draft_challenge(organiser, challenge, gaze):
-    challenge.opened_at = None
-    challenge.save()
-    assert web(organiser).get(CSV_URL).status_code == 200
-    assert web(make_user("ada")).get(CSV_URL).status_code == 404
-
-
-def test_an_inactive_organiser_exports_nothing(organiser, challenge):
-    organiser.is_active = False
-    organiser.save()
-    assert api(organiser).get(API_CSV_URL).status_code == 401  # DRF: "User inactive or deleted."
-    client = Client()
-    client.force_login(organiser)
-    assert client.get(CSV_URL).status_code == 404
 
 
 def test_export_links_name_both_exports(challenge):

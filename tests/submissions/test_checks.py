@@ -9,8 +9,8 @@ def test_no_warning_when_the_parser_is_built():
     assert scoring_parser_is_compiled(None) == []
 
 
-def test_a_warning_names_the_fix_when_it_is_not(monkeypatch):
-    monkeypatch.setattr(textfile, "_native", None)
-    (warning,) = scoring_parser_is_compiled(None)
+def test_a_warning_names_the_fix_when_it_is_not(no_native):
+    with no_native():
+        (warning,) = scoring_parser_is_compiled(None)
     assert warning.id == "submissions.W001"
     assert "python -m scoring._build" in warning.hint

@@ -144,18 +144,6 @@ def test_regression_page_shows_coverage_and_the_calibration_test(gaze, participa
     assert get(f"/api/v1/submissions/{submission.pk}/").json()["decomposition"] == {}
 
 
-def test_the_test_verdict_in_words():
-    from challenge_site.submissions.templatetags.submission_format import p_equals
-
-    assert [p_equals(p) for p in (0.41, 0.05, 0.003, 0.0004, None)] == [
-        "p = 0.41",
-        "p = 0.05",
-        "p = 0.003",
-        "p < 0.001",
-        "p n/a",
-    ]
-
-
 @pytest.mark.parametrize("task", ["classification", "regression"])
 def test_results_scored_before_still_render_without_extras(
     catalysis, gaze, participant, submit_zip, task

@@ -1,5 +1,6 @@
-"""Final selections: which test entries count for the final ranking, how participants
-choose them (page and API), and the published ranking that follows."""
+"""submissions.finals: which test entries count for the final ranking, the participants'
+choices, and the published ranking that follows (the page and the API that take the
+choices: test_final_views.py)."""
 
 import numpy as np
 import pytest
@@ -75,56 +76,6 @@ def test_a_choice_replaces_the_default_and_is_capped_at_k(beta, participant, sub
     assert _counted(participant, beta) == {worst.pk, others[0].pk}
     _post(f"/submissions/{worst.pk}/final/", {"final": "0"}, user=participant)
     assert _counted(participant, beta) == {others[0].pk}
-
-
-def test_only_the_owner_chooses_with_csrf_during_the_test_phase(
-    beta, participant, other, submit_zip
-):
-    entry = _upload(submit_zip, participant, beta, 1)
-    assert _post(f"/submissions/{entry.pk}/final/", {"final": "1"}, user=other).status_code == 404
-    forged = _post(f"/submissions/{entry.pk}/final/", {"final": "1"}, user=participant, csrf=True)
-    assert forged.status_code == 403
-    api = Client()
-    with time_machine.travel(TEST_PHASE, tick=False):
-        api.force_login(other)
-        response = api.post(
-            f"/api/v1/submissions/{entry.pk}/final/",
-            {"final": True},
-            content_type="application/json",
-        )
-    assert response.status_code == 404
-    late = _post(f"/submissions/{entry.pk}/final/", {"final": "1"}, user=participant, when=AFTER)
-    assert late.status_code == 302
-    entry.refresh_from_db()
-    assert entry.final is False
-
-
-def test_the_api_marks_an_entry_final(beta, participant, submit_zip):
-    entry = _upload(submit_zip, participant, beta, 1)
-    client = Client()
-    with time_machine.travel(TEST_PHASE, tick=False):
-        client.force_login(participant)
-        response = client.post(
-            f"/api/v1/submissions/{entry.pk}/final/",
-            {"final": True},
-            content_type="application/json",
-        )
-        bad = client.post(
-            f"/api/v1/submissions/{entry.pk}/final/",
-            {"final": "yes"},
-            content_type="application/json",
-        )
-        detail = client.get(f"/api/v1/submissions/{entry.pk}/").json()
-    assert response.status_code == 200, response.content
-    assert response.json() == {
-        "final": True,
-        "selectable": True,
-        "chosen": 1,
-        "limit": 2,
-        "in_final_ranking": True,
-    }
-    assert bad.status_code == 400
-    assert detail["final_selection"]["final"] is True
 
 
 def test_the_published_ranking_takes_each_participants_best_final_entry(

@@ -1,22 +1,14 @@
-"""Probing flags (challenge_site.submissions.probing) on real uploads scored by the
-pipeline, and in the submissions console: the column with each flag's explanation, the
-filter, and a number of queries that does not grow with the rows listed."""
+"""submissions.probing: the probing flags on real uploads scored by the pipeline (how the
+console shows them: test_admin_probing.py)."""
 
 import pytest
-from django.db import connection
-from django.test import Client
-from django.test.utils import CaptureQueriesContext
-from django.urls import reverse
-from django.utils.html import escape
 
 from challenge_site.submissions import probing
 from challenge_site.submissions.models import Status, Submission
 from tests.factories import VALIDATION, make_dataset, make_user
-from tests.leaderboard.helpers import add_entry, at, cls
 
 from .helpers import probability_lines
 
-CHANGELIST = reverse("admin:submissions_submission_changelist")
 ROWS = 40  # validation rows: enough for "a few" (at most 10) to be few
 
 
@@ -94,72 +86,3 @@ def test_the_same_file_from_two_accounts_is_flagged_one_row_off_is_not(participa
     assert _codes(mine, theirs, near) == [[probing.SAME_FILE], [probing.SAME_FILE], []]
     flagged = Submission.objects.filter(probing.flagged_filter(probing.SAME_FILE))
     assert set(flagged) == {mine, theirs}
-
-
-# --- The submissions console ----------------------------------------------------------
-
-
-def _rows(response) -> list[int]:
-    return [s.pk for s in response.context["cl"].result_list]
-
-
-@pytest.fixture
-def console(challenge):
-    client = Client()
-    client.force_login(make_user("organiser", organiser_of=challenge))
-    return client
-
-
-def test_the_console_shows_and_filters_the_flags_in_bounded_queries(
-    participant, other, upload, iris, console, django_assert_max_num_queries
-):
-    probe = upload(participant, _constant_but(3))
-    shared = _honest(seed=5)
-    mine, theirs = upload(participant, shared), upload(other, shared)
-    honest = upload(other, _honest(seed=6))
-
-    response = console.get(CHANGELIST)
-    assert response.status_code == 200
-    page = response.content.decode()
-    for code in (probing.CONSTANT, probing.SAME_FILE):
-        label, explanation = probing.FLAGS[code]
-        assert f'title="{escape(explanation)}">{label}</span>' in page
-    for label, explanation in probing.FLAGS.values():  # explained above the list
-        assert f"<dt>{label}</dt><dd>{escape(explanation)}</dd>" in page
-    assert f'?probing={probing.RUN}"' in page  # the filter offers every flag
-
-    for code, expected in [
-        (probing.CONSTANT, {probe}),
-        (probing.SAME_FILE, {mine, theirs}),
-        (probing.RUN, set()),
-    ]:
-        response = console.get(f"{CHANGELIST}?probing={code}")
-        assert set(_rows(response)) == {s.pk for s in expected}, code
-    assert _rows(console.get(f"{CHANGELIST}?probing=nope")) == []
-    assert honest.pk in _rows(console.get(CHANGELIST))
-
-    with CaptureQueriesContext(connection) as queries:
-        assert console.get(CHANGELIST).status_code == 200
-    few = len(queries)
-    for minute in range(30):  # more rows, of other users, each with its own file
-        entry = add_entry(
-            iris, user=make_user(f"user{minute}"), created=at(minute), val=cls(0.6, 0.3)
-        )
-        Submission.objects.filter(pk=entry.pk).update(predictions_sha256=f"{minute:064x}")
-    with django_assert_max_num_queries(few):
-        response = console.get(CHANGELIST)
-    assert len(_rows(response)) == 34
-
-
-def test_an_entry_page_shows_its_final_ranking_fields_and_flags(participant, upload, console):
-    probe = upload(participant, _constant_but(2))
-    page = console.get(reverse("admin:submissions_submission_change", args=[probe.pk]))
-    text = page.content.decode()
-    assert page.status_code == 200
-    assert "In final ranking" in text or "in final ranking" in text.lower()
-    assert probing.FLAGS[probing.CONSTANT][0] in text
-    response = console.get(f"{CHANGELIST}?final__exact=1")
-    assert _rows(response) == []
-    probe.final = True
-    probe.save(update_fields=["final"])
-    assert _rows(console.get(f"{CHANGELIST}?final__exact=1")) == [probe.pk]

@@ -5,7 +5,6 @@ from datetime import timedelta
 import pytest
 import time_machine
 from django.conf import settings
-from django.core.management import call_command
 from kombu.exceptions import OperationalError
 
 from challenge_site.celery import app
@@ -154,18 +153,6 @@ def test_sweep_queues_stuck_submissions_again(
     }
 
 
-def test_sweep_command_and_task(gaze, participant, capsys, django_capture_on_commit_callbacks):
-    queued_submission(participant, gaze.challenge)
-    with (
-        time_machine.travel(VALIDATION + TIMEOUT * 2, tick=False),
-        django_capture_on_commit_callbacks(execute=True),
-    ):
-        call_command("sweep_submissions")
-        assert tasks.sweep_submissions.delay().get() == []
-    assert capsys.readouterr().out == "Queued 1 submission(s) again.\n"
-    assert Submission.objects.get().status == Status.SCORED
-
-
 def test_upload_is_accepted_while_the_broker_is_down(
     gaze, participant, monkeypatch, caplog, submit_zip, django_capture_on_commit_callbacks
 ):
@@ -286,7 +273,7 @@ def test_task_retries_shortly_when_a_service_went_away(went_away, gaze, particip
     ]
 
 
-# --- Memory: a cap per run in the worker's pool processes --------------------------------
+# --- Memory: a cap per run in the worker's pool processes (the cap: test_resources.py) ----
 
 
 def test_worker_memory_settings():
@@ -322,34 +309,6 @@ def test_worker_memory_settings_come_from_the_environment(tmp_path):
         [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
     ).stdout
     assert json.loads(out.splitlines()[-1]) == [300000, 200000000, 7, 2]
-
-
-def test_the_address_space_cap_applies_only_in_a_pool_process(monkeypatch):
-    import resource
-
-    from challenge_site.submissions import resources
-
-    before = resource.getrlimit(resource.RLIMIT_AS)
-    with resources.memory_cap(100 * 1024 * 1024) as cap:
-        assert cap is None  # eager, in this process: no cap
-        assert resource.getrlimit(resource.RLIMIT_AS) == before
-    monkeypatch.setattr(resources, "IN_POOL_PROCESS", True)
-    with resources.memory_cap(100 * 1024 * 1024) as cap:
-        assert cap == 100 * 1024 * 1024
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        assert hard == before[1]
-        assert 0 < soft - resources.address_space() <= cap
-    assert resource.getrlimit(resource.RLIMIT_AS) == before
-
-
-def test_a_pool_process_is_marked_when_it_starts(monkeypatch):
-    from celery.signals import worker_process_init
-
-    from challenge_site.submissions import resources
-
-    monkeypatch.setattr(resources, "IN_POOL_PROCESS", False)
-    worker_process_init.send(sender=None)  # what Celery's prefork pool sends in a child
-    assert resources.IN_POOL_PROCESS is True
 
 
 def test_a_run_over_the_memory_cap_fails_with_a_plain_reason(gaze, participant, monkeypatch):
@@ -463,48 +422,7 @@ def test_the_sweep_leaves_a_just_requeued_submission_alone(
     assert statuses == {stuck_queued.pk: Status.QUEUED, stuck_running.pk: Status.RUNNING}
 
 
-# --- Zips of invalid submissions are deleted after some days -----------------------------
-
-
-def test_zips_of_invalid_submissions_are_purged_after_the_retention(
-    gaze, participant, submit_zip, settings, storage_roots, capsys,
-    django_capture_on_commit_callbacks,
-):  # fmt: skip
-    from challenge_site.submissions.services import purge_invalid_zips
-
-    settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS = 7
-    bad = {"gaze_val_predict.txt": b"x\n"}
-    old_invalid = submit_zip(participant, gaze.challenge, bad, now=VALIDATION)
-    new_invalid = submit_zip(participant, gaze.challenge, bad, now=VALIDATION)
-    old_scored = submit_zip(participant, gaze.challenge, predictions("gaze"), now=VALIDATION)
-    old_failed = submit_zip(participant, gaze.challenge, predictions("gaze"), now=VALIDATION)
-    week = timedelta(days=7)
-    Submission.objects.filter(pk__in=[old_invalid.pk, old_scored.pk, old_failed.pk]).update(
-        finished_at=VALIDATION - week - timedelta(seconds=1)
-    )
-    Submission.objects.filter(pk=old_failed.pk).update(status=Status.FAILED)
-    Submission.objects.filter(pk=new_invalid.pk).update(finished_at=VALIDATION - week)
-    paths = {s.pk: storage_roots["private"] / s.file.name for s in Submission.objects.all()}
-
-    with (
-        time_machine.travel(VALIDATION, tick=False),
-        django_capture_on_commit_callbacks(execute=True),
-    ):
-        call_command("purge_invalid_zips")
-    assert capsys.readouterr().out == "Deleted the zips of 1 invalid submission(s).\n"
-    assert not paths[old_invalid.pk].exists()
-    assert all(paths[s.pk].exists() for s in (new_invalid, old_scored, old_failed))
-    purged = Submission.objects.get(pk=old_invalid.pk)
-    assert (purged.file.name, purged.file_deleted_at) == ("", VALIDATION)
-    assert purged.status == Status.INVALID and purged.errors  # the report stays
-    assert purge_invalid_zips(now=VALIDATION) == 0  # nothing more is due yet
-
-    with (
-        time_machine.travel(VALIDATION + timedelta(days=1), tick=False),
-        django_capture_on_commit_callbacks(execute=True),
-    ):
-        assert tasks.purge_invalid_zips.delay().get() == 1
-    assert not paths[new_invalid.pk].exists()
+# --- Zips of invalid submissions are deleted after some days (test_retention.py) ---------
 
 
 def test_the_purge_runs_from_celery_beat():
@@ -512,18 +430,6 @@ def test_the_purge_runs_from_celery_beat():
     assert schedule["task"] == "submissions.purge_invalid_zips"
     assert schedule["schedule"] == 3600.0
     assert "submissions.purge_invalid_zips" in app.tasks
-
-
-def test_a_purged_submission_is_not_rescored(gaze, participant, submit_zip):
-    from challenge_site.submissions.services import purge_invalid_zips, rescore
-
-    bad = submit_zip(participant, gaze.challenge, {"gaze_val_predict.txt": b"x\n"}, now=VALIDATION)
-    Submission.objects.filter(pk=bad.pk).update(finished_at=VALIDATION - timedelta(days=30))
-    assert purge_invalid_zips(now=VALIDATION) == 1
-    assert score_submission(submission_id=bad.pk, force=True) is None
-    bad.refresh_from_db()
-    assert (bad.status, bad.attempts) == (Status.INVALID, 1)
-    assert rescore(submissions=Submission.objects.filter(pk=bad.pk)) == 0
 
 
 def test_object_store_gone_while_reading_is_an_interruption_not_a_failure(

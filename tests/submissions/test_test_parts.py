@@ -1,6 +1,6 @@
 """The test split's public and private parts (Challenge.test_public_fraction): scored at
 once and on every upload, stored with their terms, never telling which examples are
-public, and shown by the rules of challenge_site.policy."""
+public, and shown by the rules of challenges.policy."""
 
 import numpy as np
 import pytest

@@ -1,7 +1,6 @@
-"""Teams: forming them, the entries that follow a member, one set of limits and final
-entries per team, and one name on the leaderboards."""
-
-from datetime import timedelta
+"""teams.services: forming teams, one set of limits and final entries per team, and one
+name on the leaderboards (the entries that follow a joiner, and a join refused over a
+limit: tests/submissions/test_team_entries.py)."""
 
 import pytest
 import time_machine
@@ -12,7 +11,7 @@ from challenge_site.submissions import finals
 from challenge_site.submissions.limits import LimitReached, allowances
 from challenge_site.submissions.models import Score, Submission
 from challenge_site.teams import services
-from challenge_site.teams.models import Membership, Team
+from challenge_site.teams.models import Team
 from tests.factories import TEST_PHASE, VALIDATION, make_dataset, make_user
 from tests.submissions.helpers import predictions
 
@@ -38,18 +37,6 @@ def _team(challenge, *members, name="Gaze"):
         services.join(team=team, user=member, now=VALIDATION)
     team.refresh_from_db()
     return team
-
-
-def test_joining_makes_the_joiners_entries_the_teams(challenge, gaze, ada, bob, submit_zip):
-    mine = submit_zip(ada, challenge, predictions("gaze"), now=VALIDATION)
-    theirs = submit_zip(bob, challenge, predictions("gaze", seed=2), now=VALIDATION)
-    team = _team(challenge, ada, bob)
-    assert team.members_label == "Zadrozny, B & Langford, J"
-    assert team.label == "Gaze (Zadrozny, B & Langford, J)"
-    assert set(team.submissions.values_list("pk", flat=True)) == {mine.pk, theirs.pk}
-    # Made after joining: the team's too, whoever made it.
-    later = submit_zip(bob, challenge, predictions("gaze", seed=3), now=VALIDATION)
-    assert later.team_id == team.pk
 
 
 def test_best_per_participant_ranks_a_team_once_under_its_name(
@@ -85,24 +72,6 @@ def test_daily_limit_is_the_teams(challenge, gaze, ada, bob, submit_zip):
         submit_zip(ada, challenge, predictions("gaze"), now=VALIDATION)
     (row,) = allowances(user=bob, challenge=challenge, now=VALIDATION)
     assert (row.used_today, row.remaining) == (2, 0)
-
-
-def test_joining_is_refused_when_together_over_a_limit(challenge, gaze, ada, bob, submit_zip):
-    challenge.val_daily_limit = 2
-    challenge.save()
-    team = _team(challenge, ada)
-    submit_zip(ada, challenge, predictions("gaze"), now=VALIDATION)
-    submit_zip(ada, challenge, predictions("gaze"), now=VALIDATION)
-    own = submit_zip(bob, challenge, predictions("gaze"), now=VALIDATION)
-    with pytest.raises(services.TeamError, match="3 submissions to gaze today, over its daily"):
-        services.join(team=team, user=bob, now=VALIDATION)
-    assert not Membership.objects.filter(user=bob).exists()
-    own.refresh_from_db()
-    assert own.team_id is None
-    # The next day the counts start again: joining is fine.
-    services.join(team=team, user=bob, now=VALIDATION + timedelta(days=1))
-    own.refresh_from_db()
-    assert own.team_id == team.pk
 
 
 def test_teams_are_fixed_from_the_test_phase(challenge, ada, bob):

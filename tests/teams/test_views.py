@@ -1,4 +1,5 @@
-"""The team page, the invitation link and the team API, as a browser and a client use them."""
+"""teams.views: the team page and the invitation link, as a browser uses them (the API:
+test_api.py)."""
 
 import pytest
 import time_machine
@@ -95,24 +96,6 @@ def test_a_draft_challenges_team_page_is_a_404(challenge, ada):
     assert _get(ada).status_code == 404
 
 
-def test_the_team_api(challenge, ada, bob):
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=ada).key}")
-    url = "/api/v1/challenges/demo/team/"
-    with time_machine.travel(VALIDATION, tick=False):
-        assert api.get(url).json()["team"] is None
-        body = api.post(url, {"action": "create", "name": "Gaze"}, format="json").json()
-        code = body["team"]["invite_code"]
-        assert body["team"]["label"] == "Gaze (Zadrozny, B)"
-        other = APIClient()
-        other.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=bob).key}")
-        joined = other.post(url, {"action": "join", "code": code}, format="json").json()
-        assert [m["username"] for m in joined["team"]["members"]] == ["ada", "bob"]
-        refused = other.post(url, {"action": "dance"}, format="json")
-        assert refused.status_code == 400 and "action must be one of" in refused.json()["detail"]
-        assert APIClient().get(url).status_code in (401, 403)
-
-
 def test_both_members_list_the_teams_entries_by_api(challenge, gaze, ada, bob, submit_zip):
     from tests.submissions.helpers import predictions
 
@@ -141,52 +124,7 @@ def test_both_members_list_the_teams_entries_by_api(challenge, gaze, ada, bob, s
     assert [i["id"] for i in listed] == [made.pk] and listed[0]["withdrawn"] is True
 
 
-@pytest.mark.parametrize(
-    "body",
-    [
-        [],
-        "x",
-        123,
-        {"action": "accept", "invitation": "²"},
-        {"action": "accept", "invitation": 10**30},
-        {"action": "create", "name": "x" * 5000},
-        {"action": "create", "name": "Nul\u0000team"},
-        {"action": "create", "name": "Zero\u200bwidth"},
-        {"action": "invite", "username": "a\u0000b"},
-        {"action": "join", "code": "\u0000"},
-        {"action": ["create"]},
-    ],
-)
-def test_the_team_api_answers_odd_bodies_with_400(challenge, ada, body):
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=ada).key}")
-    with time_machine.travel(VALIDATION, tick=False):
-        if isinstance(body, dict) and body.get("action") == "invite":
-            api.post(
-                "/api/v1/challenges/demo/team/", {"action": "create", "name": "T"}, format="json"
-            )
-        response = api.post("/api/v1/challenges/demo/team/", body, format="json")
-    assert response.status_code == 400, response.content
-    assert response.json()["detail"]
-    assert not Team.objects.filter(name__startswith="x").exists()
-
-
 def test_the_team_page_answers_an_odd_invitation_id_with_400(challenge, ada):
     response = _post(ada, {"action": "respond", "invitation": "abc", "accept": "1"})
     assert response.status_code == 400
     assert "That invitation is no longer open." in page_text(response)
-
-
-def test_organisers_see_their_challenges_teams_in_the_admin(challenge, ada, bob):
-    from tests.factories import make_challenge
-
-    other = make_challenge(slug="other", title="Other")
-    _post(ada, {"action": "create", "name": "Ours"})
-    services.create(challenge=other, user=bob, name="Theirs", now=VALIDATION)
-    organiser = make_user("organiser", organiser_of=challenge)
-    client = Client()
-    client.force_login(organiser)
-    listing = page_text(client.get("/admin/teams/team/"))
-    assert "Ours" in listing and "Theirs" not in listing
-    theirs = Team.objects.get(name="Theirs")
-    assert client.get(f"/admin/teams/team/{theirs.pk}/change/").status_code in (302, 404)

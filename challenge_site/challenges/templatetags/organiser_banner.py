@@ -1,6 +1,6 @@
 from django import template
 
-from challenge_site import policy
+from challenge_site.challenges import policy
 
 register = template.Library()
 

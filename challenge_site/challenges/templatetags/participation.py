@@ -1,6 +1,5 @@
 from django import template
 
-from challenge_site import policy
 from challenge_site.challenges import participation as services
 
 register = template.Library()
@@ -17,4 +16,4 @@ def participation_standing(context, challenge):
 def participation_block(context, challenge):
     """``{% participation_block challenge as block %}``: why the user may not download
     or submit yet, in words, or None (no query when the challenge asks for nothing)."""
-    return policy.participation_block(challenge, user=context["request"].user)
+    return services.participation_block(challenge, user=context["request"].user)

@@ -1,7 +1,7 @@
 """Populate a challenge's leaderboards with example submissions, the way a participant would.
 
-For every dataset, each simple method of ``methods`` is fitted and its predictions are
-zipped and sent through ``submissions.services.submit`` (so the pipeline scores them,
+For every dataset, each simple method of its task's demo (scoring.tasks: TaskSpec.demo)
+is fitted and its predictions are zipped and sent through ``submissions.services.submit`` (so the pipeline scores them,
 limits and marks included) under one of three demo users:
 
 - in the validation phase, validation predictions from the training data (marked "<");
@@ -32,10 +32,8 @@ from challenge_site.submissions.limits import LimitReached
 from challenge_site.submissions.models import Submission
 from challenge_site.teams import services as teams
 from challenge_site.teams.models import Team
-from datasets.models import Dataset, Kind, Split, Task
-
-from . import methods
-from .methods import Data, Method
+from datasets.models import Dataset, Kind, Split
+from scoring.tasks.demo import Data, Method
 
 USERS = {
     "demo-ada": "Ada (demo)",
@@ -46,8 +44,6 @@ AUTHORS = "Demo participants"
 # Joint entries, as the 2004 tables list them ("Zadrozny, B & Langford, J"): in the
 # 2004 challenge, Ada and Bob take part as one team (formed in its validation phase).
 TEAMS = {"epuc": ("Two heads", ["demo-ada", "demo-bob"])}
-CLASSIFICATION_USERS = ["demo-ada", "demo-bob", "demo-cy"]
-REGRESSION_USERS = ["demo-cy", "demo-ada", "demo-bob", "demo-cy", "demo-bob"]
 
 
 @dataclass(frozen=True)
@@ -97,14 +93,11 @@ def moments(challenge: Challenge) -> dict[str, datetime]:
 
 
 def plans(dataset: Dataset) -> list[Plan]:
-    """What the demo users send to ``dataset``, in time order."""
-    if dataset.task == Task.CLASSIFICATION:
-        chosen = list(zip(CLASSIFICATION_USERS, methods.CLASSIFICATION, strict=True))
-        after = ("demo-ada", methods.CLASSIFICATION_AFTER)
-    else:
-        chosen = list(zip(REGRESSION_USERS, methods.REGRESSION, strict=True))
-        chosen = [(user, m) for user, m in chosen if dataset.allow_samples or not m.samples]
-        after = ("demo-bob", methods.REGRESSION_AFTER)
+    """What the demo users send to ``dataset``, in time order: its task's demo entries
+    that the dataset's settings accept, then the one after the deadline."""
+    demo = dataset.task_spec.demo
+    chosen = demo.chosen(dataset.scoring_options)
+    after = demo.after
     at = moments(dataset.challenge)
     result = []
     for phase, splits in (("validation", (Split.VAL,)), ("test", (Split.TEST,))):
@@ -135,7 +128,8 @@ def _zip(files: dict[str, bytes]) -> SimpleUploadedFile:
 
 
 class Files:
-    """A dataset's arrays, read once; classes as 0/1."""
+    """A dataset's arrays, read once; targets as the task's demo methods learn them
+    (classes as 0/1)."""
 
     def __init__(self, dataset: Dataset):
         self.dataset = dataset
@@ -144,8 +138,8 @@ class Files:
     def get(self, split: str, kind: str) -> np.ndarray:
         if (split, kind) not in self.cache:
             array = read_file(self.dataset, split, kind)
-            if kind == Kind.TARGETS and self.dataset.task == Task.CLASSIFICATION:
-                array = (array == 1).astype(float)
+            if kind == Kind.TARGETS:
+                array = self.dataset.task_spec.demo.targets(array)
             if kind == Kind.INPUTS and array.ndim == 1:
                 array = array[:, None]
             self.cache[(split, kind)] = array

@@ -1,0 +1,15 @@
+"""The leaderboard's answers to changes below it (submissions.signals), connected in
+LeaderboardConfig.ready()."""
+
+from . import best, generation, interval_runs
+
+
+def listing_changed(*, dataset, entrant, **_) -> None:
+    """The participant's best-per-participant rows follow, and the dataset's generation
+    moves on (its cached plots and fragments are out of date)."""
+    best.refresh(dataset=dataset, entrant=entrant)
+    generation.bump(dataset_id=dataset.pk)
+
+
+def intervals_stale(*, dataset_id: int, split: str, **_) -> None:
+    interval_runs.request(dataset_id=dataset_id, split=split)

@@ -1,0 +1,24 @@
+"""What the apps above submissions hear of its changes: signals they connect in their
+``AppConfig.ready()``.
+
+Submissions sits below the leaderboard and the notifications (README, "Layout"), so it
+never imports them; it sends these signals instead, and each receiver runs in the
+sender's transaction (``Signal.send``: an exception in a receiver rolls the change back,
+as the direct call it replaces did).
+"""
+
+from django.dispatch import Signal
+
+# A participant's listed entries or their scores changed, inside the transaction and
+# after the participant's lock. kwargs: ``dataset``, ``entrant`` (an entrants.Entrant, or
+# None for the baseline). The leaderboard rewrites its kept best-per-participant rows
+# and moves the dataset's generation on (cached plots and counts go stale).
+listing_changed = Signal()
+
+# The split's listed entries changed, so its intervals must be computed again once the
+# transaction commits. kwargs: ``dataset_id``, ``split``.
+intervals_stale = Signal()
+
+# A submission's scoring ended (scored or invalid), inside its transaction.
+# kwargs: ``submission``. The notifications app sends the e-mail its owner asked for.
+scoring_finished = Signal()

@@ -1,0 +1,42 @@
+"""The one switch for the C extension (``scoring/_native.c``, built by ``python -m scoring._build``).
+
+The extension is imported here, once. Every module with a compiled path (the block and
+column parsers, the classification sums, erf) asks :func:`native` at the moment it
+needs the module and takes its numpy path when it gets None: when the extension is not
+built (a participant's checkout without a C compiler), or while :func:`disabled` has
+switched it off (the tests compare both paths; the values and messages are the same).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
+
+try:
+    from . import _native as _built
+except ImportError:  # pragma: no cover - numpy serves every path, only slower
+    _built = None
+
+_enabled = True
+
+
+def native() -> ModuleType | None:
+    """The compiled module, or None when it is not built or is switched off."""
+    return _built if _enabled else None
+
+
+def built() -> bool:
+    """Whether the extension is built at all (whatever the switch says)."""
+    return _built is not None
+
+
+@contextmanager
+def disabled() -> Iterator[None]:
+    """Inside the block every path is numpy's, as if the extension were not built."""
+    global _enabled
+    saved, _enabled = _enabled, False
+    try:
+        yield
+    finally:
+        _enabled = saved

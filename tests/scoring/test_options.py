@@ -1,0 +1,55 @@
+"""scoring.options: the dataset options that change how files are read and scored, and
+the names of the built-in tasks."""
+
+import math
+
+import pytest
+
+from scoring import ScoringError, ScoringOptions, evaluate, read_regression
+from scoring.options import MAX_LINE_NUMBERS, MAX_SAMPLES, NmseNormaliser, Task
+
+from .util import arr, lines_of
+
+
+def test_the_defaults_are_the_2004_challenges():
+    options = ScoringOptions()
+    assert options.log_base == math.e and options.allow_samples
+    assert options.min_quantile_gap == 0.0
+    assert options.nmse_normaliser is NmseNormaliser.EVALUATED
+    assert [str(task) for task in Task] == ["classification", "regression"]
+    assert MAX_LINE_NUMBERS == MAX_SAMPLES + 1 == 1001
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"log_base": 1}, "log_base must be a positive number other than 1, got 1"),
+        ({"log_base": 0}, "log_base must be a positive number other than 1, got 0"),
+        ({"log_base": math.inf}, "log_base must be a positive number other than 1, got inf"),
+        ({"min_quantile_gap": -0.1}, "min_quantile_gap must be >= 0, got -0.1"),
+        ({"min_quantile_gap": math.nan}, "min_quantile_gap must be >= 0, got nan"),
+        ({"nmse_normaliser": "test"}, "'test' is not a valid NmseNormaliser"),
+    ],
+)
+def test_impossible_options_are_refused(options, message):
+    with pytest.raises(ValueError) as refused:
+        ScoringOptions(**options)
+    assert str(refused.value) == message
+
+
+def test_the_normaliser_is_taken_by_name():
+    assert ScoringOptions(nmse_normaliser="training").nmse_normaliser is NmseNormaliser.TRAINING
+
+
+def test_the_options_change_the_scores_and_the_checks():
+    targets = arr(0.0, 1.0)
+    rows = lines_of(["1 0 1", "1 1 1"])
+    nats = evaluate(rows, targets, task="regression").scores["nlpd"]
+    bits = evaluate(rows, targets, task="regression", options=ScoringOptions(log_base=2))
+    assert bits.scores["nlpd"] == pytest.approx(nats / math.log(2))
+    samples = lines_of(["2 -1 0 1", "2 0 1 2"])
+    assert read_regression(samples, path="p", targets=targets) is not None
+    with pytest.raises(ScoringError, match="sample rows"):
+        read_regression(
+            samples, path="p", targets=targets, options=ScoringOptions(allow_samples=False)
+        )

@@ -1,0 +1,59 @@
+"""submissions.terms: the per-example terms of a scored split, one compressed file per
+submission and split in the private storage, read back exactly (+inf kept, no pickles)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from challenge_site.submissions import terms
+from challenge_site.submissions.evaluation import Outcome, SplitOutcome
+from challenge_site.submissions.models import Status
+from tests.factories import make_dataset, make_user
+from tests.leaderboard.helpers import add_entry, reg
+
+
+@pytest.fixture
+def entry(challenge):
+    return add_entry(make_dataset(challenge, "gaze"), user=make_user("ada"), val=reg(0.5, 0.4))
+
+
+def test_terms_are_saved_and_read_back_exactly(entry, storage_roots):
+    nlpd = np.array([0.25, math.inf, -1e-300])
+    name = terms.save(submission=entry, split="val", terms={"nlpd": nlpd, "crps": None})
+    assert name.startswith(f"terms/demo/gaze/{entry.pk}-val-") and name.endswith(".npz")
+    assert (storage_roots["private"] / name).is_file()
+    loaded = terms.load(name)
+    assert list(loaded) == ["nlpd"]  # n/a terms are not stored
+    assert loaded["nlpd"].dtype == np.float64 and loaded["nlpd"].tobytes() == nlpd.tobytes()
+    other = terms.save(submission=entry, split="val", terms={"nlpd": nlpd})
+    assert other != name  # a fresh name per run: a reader never sees a file change
+    terms.delete([name, "", None])
+    assert not (storage_roots["private"] / name).exists()
+    assert (storage_roots["private"] / other).exists()
+
+
+def _split(split: str, nlpd) -> SplitOutcome:
+    return SplitOutcome(
+        split=split,
+        filename=f"gaze_{split}_predict.txt",
+        rows=len(nlpd),
+        non_probabilistic=False,
+        scores={},
+        plot_data={},
+        terms={"nlpd": np.array(nlpd)},
+    )
+
+
+def test_an_outcome_stores_every_split_or_none(entry, storage_roots):
+    assert terms.save_outcome(submission_id=entry.pk, outcome=Outcome(Status.INVALID)) == {}
+    scored = Outcome(Status.SCORED, [_split("val", [0.5, 0.25]), _split("test", [1.0])])
+    stored = terms.save_outcome(submission_id=entry.pk, outcome=scored)
+    assert list(stored) == ["val", "test"]
+    assert terms.load(stored["test"])["nlpd"].tolist() == [1.0]
+    # A split whose terms cannot be stored: the ones saved before it are deleted again.
+    broken = Outcome(Status.SCORED, [_split("val", [0.5]), _split("test", ["x"])])
+    before = set((storage_roots["private"] / "terms").rglob("*.npz"))
+    with pytest.raises(ValueError):
+        terms.save_outcome(submission_id=entry.pk, outcome=broken)
+    assert set((storage_roots["private"] / "terms").rglob("*.npz")) == before
