@@ -21,6 +21,7 @@ from challenge_site.challenges.services import (
     check_publication,
     options_changed,
     publish_results,
+    save_challenge,
     withdraw_results,
 )
 
@@ -327,7 +328,7 @@ def import_challenge(folder: Path, *, now: datetime | None = None) -> list[str]:
         # Files change before a publication of the same import (the results published
         # are those of the new targets, not a revision of them), after a withdrawal.
         challenge.results_published = was_published
-        challenge.save()
+        save_challenge(challenge=challenge)
         if withdraw:
             withdraw_results(challenge=challenge, user=None, now=now, via=VIA)
         for position, plan in enumerate(plans):

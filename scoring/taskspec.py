@@ -27,10 +27,10 @@ import numpy as np
 from .options import ScoringOptions
 
 if TYPE_CHECKING:
-    from .demo import Demo
     from .errors import Problems
     from .losses import Context
     from .rows import RowReader
+    from .tasks.demo import Demo
 
 
 @dataclass(frozen=True)

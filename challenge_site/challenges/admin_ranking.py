@@ -7,7 +7,7 @@ the feedback (exact scores or the Ladder); their checks and what a change sets o
 - A changed public part rescores the challenge's entries (baselines included) so that
   every entry has its part scores; a changed number of final entries recomputes which
   entries count (services.options_changed; a dataset's changed ranking loss likewise,
-  datasets.forms.DatasetRankingForm).
+  datasets.services.ranking_loss_changed, from the dataset admin's save).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from django.utils import timezone
 import scoring
 
 from .models import Challenge, Feedback, format_utc
-from .services import options_changed
+from .services import options_changed, save_challenge
 
 FIELDS = ("test_public_fraction", "final_entries", "feedback")
 FIELDSET = ("Ranking and feedback", {"fields": FIELDS})
@@ -77,7 +77,8 @@ class RankingAdminMixin:
                 .values_list("test_public_fraction", "final_entries")
                 .first()
             )
-        super().save_model(request, obj, form, change)
+        # Every field the form changed, never results_published (services.save_challenge).
+        save_challenge(challenge=obj)
         if before is None:
             return
         fraction, final_entries = before

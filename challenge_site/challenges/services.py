@@ -155,3 +155,19 @@ def options_changed(
         final_entries_changed=final_entries_changed,
     )
     return sum(count or 0 for _, count in answers)
+
+
+def save_challenge(*, challenge: Challenge) -> None:
+    """Save ``challenge`` as a form or an import changed it, but for ``results_published``:
+    only ``publish_results``/``withdraw_results`` write that, with the record of it. A
+    copy loaded before a publication (the admin's form, an import checking its files)
+    would otherwise withdraw the results unseen, with no event and no e-mail."""
+    if challenge._state.adding:
+        challenge.save()
+        return
+    fields = [
+        field.name
+        for field in Challenge._meta.concrete_fields
+        if not field.primary_key and field.name != "results_published"
+    ]
+    challenge.save(update_fields=fields)

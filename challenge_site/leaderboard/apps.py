@@ -12,6 +12,7 @@ class LeaderboardConfig(AppConfig):
         from . import receivers, tasks  # noqa: F401 - tasks: registers the Celery tasks
 
         signals.listing_changed.connect(receivers.listing_changed, dispatch_uid="leaderboard.best")
+        signals.boards_stale.connect(receivers.boards_stale, dispatch_uid="leaderboard.stale")
         signals.intervals_stale.connect(
             receivers.intervals_stale, dispatch_uid="leaderboard.intervals"
         )

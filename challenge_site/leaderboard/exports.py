@@ -11,7 +11,6 @@ from .queries import Board
 from .services import Row, gain_unit, ranking_loss
 
 
-# A spreadsheet runs a cell that starts with one of these as a formula.
 def _interval_losses(board: Board) -> list[str]:
     """The board's losses that get bootstrap intervals (not lift, not ece)."""
     return [loss.name for loss in board.losses if loss.terms is not None]

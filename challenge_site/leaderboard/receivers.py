@@ -4,11 +4,16 @@ LeaderboardConfig.ready()."""
 from . import best, generation, interval_runs
 
 
-def listing_changed(*, dataset, entrant, **_) -> None:
-    """The participant's best-per-participant rows follow, and the dataset's generation
-    moves on (its cached plots and fragments are out of date)."""
+def listing_changed(*, dataset, entrant, bump: bool = True, **_) -> None:
+    """The participant's best-per-participant rows follow, and (``bump``) the dataset's
+    generation moves on (its cached plots and fragments are out of date)."""
     best.refresh(dataset=dataset, entrant=entrant)
-    generation.bump(dataset_id=dataset.pk)
+    if bump:
+        generation.bump(dataset_id=dataset.pk)
+
+
+def boards_stale(*, dataset_id: int, **_) -> None:
+    generation.bump(dataset_id=dataset_id)
 
 
 def intervals_stale(*, dataset_id: int, split: str, **_) -> None:

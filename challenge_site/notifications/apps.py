@@ -17,8 +17,9 @@ class NotificationsConfig(AppConfig):
 
         # The results e-mail goes out through the shared outbox, which sends it by this kind.
         outbox.register(results.EMAIL)
-        # Every publication, whoever makes it (admin action, import_challenge, code), is
-        # recorded as a ChallengeEvent by challenges.services: the one place to start from.
+        # Every publication (the admin's action, import_challenge, code calling
+        # publish_results) is recorded as a ChallengeEvent by challenges.services: the one
+        # place to start from.
         post_save.connect(
             results.on_challenge_event,
             sender=ChallengeEvent,

@@ -89,16 +89,17 @@ def refresh_dataset(*, dataset: Dataset) -> None:
     )
     for entrant in {of_rows(pair) for pair in pairs}:
         refresh(dataset=dataset, entrant=entrant)
-        _final_boards_follow(dataset=dataset, entrant=entrant)
-    _final_boards_follow(dataset=dataset, entrant=None)
+        _final_boards_follow(dataset=dataset, entrant=entrant, bump=False)
+    # Once for the whole dataset: a new K or ranking loss changes its final boards.
+    signals.boards_stale.send(sender=Dataset, dataset_id=dataset.pk)
 
 
-def _final_boards_follow(*, dataset: Dataset, entrant: Entrant | None) -> None:
-    """After ``refresh`` outside standings.entries_changed: the final boards' kept best
-    rows (the leaderboard's, final=True) follow ``in_final_ranking``, and the dataset's
-    cached plots and counts go stale (the receivers of ``signals.listing_changed``).
-    ``entrant`` None: the baseline's rows, which a new ranking loss reorders too."""
-    signals.listing_changed.send(sender=Dataset, dataset=dataset, entrant=entrant)
+def _final_boards_follow(*, dataset: Dataset, entrant: Entrant, bump: bool = True) -> None:
+    """After ``refresh`` outside standings.entries_changed: the participant's kept best
+    rows of the final boards (the leaderboard's, final=True) follow ``in_final_ranking``,
+    and, with ``bump``, the dataset's cached plots and counts go stale (the receivers of
+    ``signals.listing_changed``)."""
+    signals.listing_changed.send(sender=Dataset, dataset=dataset, entrant=entrant, bump=bump)
 
 
 # --- The participant's choice ---------------------------------------------------------

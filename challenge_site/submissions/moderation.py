@@ -3,8 +3,8 @@ it (its page says why, to everyone), restore it, rescore it; every change is rec
 ModerationEvent with who, when and why.
 
 Which entries are listed follows from ``Submission.moderation`` through
-``submissions.policy.listed_q``; this module only changes it. Baselines are never moderated. Every function takes keyword arguments and an explicit
-``now``.
+``submissions.policy.listed_q``; this module only changes it. Baselines are never
+moderated. Every function takes keyword arguments and an explicit ``now``.
 """
 
 from __future__ import annotations

@@ -11,9 +11,15 @@ from django.dispatch import Signal
 
 # A participant's listed entries or their scores changed, inside the transaction and
 # after the participant's lock. kwargs: ``dataset``, ``entrant`` (an entrants.Entrant, or
-# None for the baseline). The leaderboard rewrites its kept best-per-participant rows
-# and moves the dataset's generation on (cached plots and counts go stale).
+# None for the baseline) and optionally ``bump`` (default True). The leaderboard rewrites
+# its kept best-per-participant rows and, with ``bump``, moves the dataset's generation on
+# (cached plots and counts go stale).
 listing_changed = Signal()
+
+# The dataset's boards changed as a whole (a new number of final entries or ranking
+# loss), inside the transaction. kwargs: ``dataset_id``. The leaderboard moves the
+# dataset's generation on.
+boards_stale = Signal()
 
 # The split's listed entries changed, so its intervals must be computed again once the
 # transaction commits. kwargs: ``dataset_id``, ``split``.

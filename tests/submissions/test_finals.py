@@ -7,8 +7,10 @@ import pytest
 import time_machine
 from django.test import Client
 
+from challenge_site.leaderboard.models import BestEntry
 from challenge_site.submissions import finals
 from challenge_site.submissions.models import Score, Submission
+from datasets.models import Dataset
 from tests.factories import AFTER, TEST_PHASE, VALIDATION, make_dataset, make_user
 
 N_TEST = 100
@@ -169,7 +171,6 @@ def test_a_moderated_final_entry_frees_its_place_and_can_be_unmarked(
 
 def _kept_and_recomputed(dataset):
     from challenge_site.leaderboard import best
-    from challenge_site.leaderboard.models import BestEntry
 
     def fields(row):
         return (row.split, row.loss, row.final, row.participant, row.submission_id, row.value)
@@ -209,5 +210,21 @@ def test_a_new_k_reaches_the_kept_best_rows(beta, participant, submit_zip):
     beta.challenge.save()
     finals.refresh_dataset(dataset=beta)
     assert _counted(participant, beta) | _counted(grace, beta) < before
+    kept, recomputed = _kept_and_recomputed(beta)
+    assert kept == recomputed
+
+
+def test_a_new_k_moves_the_generation_once(beta, participant, submit_zip):
+    """refresh_dataset rewrites each participant's final rows but moves the dataset's
+    generation (the key of its cached plots) once, not once per participant."""
+    grace = make_user("grace")
+    for user, seeds in ((participant, range(3)), (grace, range(10, 13))):
+        for seed in seeds:
+            _upload(submit_zip, user, beta, seed)
+    generation = Dataset.objects.get(pk=beta.pk).generation
+    beta.challenge.final_entries = 1
+    beta.challenge.save()
+    finals.refresh_dataset(dataset=beta)
+    assert Dataset.objects.get(pk=beta.pk).generation == generation + 1
     kept, recomputed = _kept_and_recomputed(beta)
     assert kept == recomputed

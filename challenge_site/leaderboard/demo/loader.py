@@ -1,8 +1,8 @@
 """Populate a challenge's leaderboards with example submissions, the way a participant would.
 
 For every dataset, each simple method of its task's demo (scoring.tasks: TaskSpec.demo)
-is fitted and its predictions are zipped and sent through ``submissions.services.submit`` (so the pipeline scores them,
-limits and marks included) under one of three demo users:
+is fitted and its predictions are zipped and sent through ``submissions.services.submit``
+(so the pipeline scores them, limits and marks included) under one of three demo users:
 
 - in the validation phase, validation predictions from the training data (marked "<");
 - in the test phase, test predictions from training and validation data (no mark);
