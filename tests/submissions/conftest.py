@@ -4,7 +4,7 @@ from rest_framework.test import APIClient
 
 from tests.factories import make_dataset, make_user
 
-from .helpers import predictions
+from .helpers import PROBE_ROWS, predictions
 
 
 @pytest.fixture
@@ -34,3 +34,9 @@ def api_client(participant):
 @pytest.fixture
 def val_files():
     return predictions("gaze", ("val",))
+
+
+@pytest.fixture
+def iris(challenge):
+    """Classification, 40 validation examples (helpers.PROBE_ROWS)."""
+    return make_dataset(challenge, "iris", task="classification", sizes=(6, PROBE_ROWS, 5), seed=4)

@@ -2,6 +2,10 @@
 
 import numpy as np
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.http import StreamingHttpResponse
+from django.test import Client
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from challenge_site.submissions import services
 from challenge_site.submissions.models import Status, Submission
@@ -88,3 +92,48 @@ def stored_file(dataset, split: str, kind: str) -> bytes:
     datafile = dataset.files.get(split=split, kind=kind)
     with storages[datafile.storage_alias].open(datafile.path, "rb") as handle:
         return handle.read()
+
+
+# --- The challenge's exports (bulk.py, bulk_views.py) -------------------------------------
+
+ZIP_URL = "/challenges/demo/export/submissions.zip"
+CSV_URL = "/challenges/demo/export/scores.csv"
+API_ZIP_URL = "/api/v1/challenges/demo/export/submissions.zip"
+API_CSV_URL = "/api/v1/challenges/demo/export/scores.csv"
+
+
+def web(user) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def api(user) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        token = Token.objects.create(user=user)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+def body(response) -> bytes:
+    assert isinstance(response, StreamingHttpResponse)
+    return b"".join(response.streaming_content)
+
+
+# --- Probing files (probing.py, admin_probing.py): the conftest's ``iris`` ------------------
+
+PROBE_ROWS = 40  # validation rows: enough for "a few" (at most 10) to be few
+
+
+def probe_lines(values) -> bytes:
+    return "".join(f"{value:.6g}\n" for value in values).encode()
+
+
+def honest_lines(seed=1) -> bytes:
+    return probability_lines(PROBE_ROWS, seed=seed)
+
+
+def constant_but(few: int) -> bytes:
+    return probe_lines([0.5] * (PROBE_ROWS - few) + [0.9, 0.1, 0.7, 0.2, 0.8][:few])

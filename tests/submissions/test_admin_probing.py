@@ -11,31 +11,12 @@ from django.utils.html import escape
 
 from challenge_site.submissions import probing
 from challenge_site.submissions.models import Status, Submission
-from tests.factories import VALIDATION, make_dataset, make_user
+from tests.factories import VALIDATION, make_user
 from tests.leaderboard.helpers import add_entry, at, cls
 
-from .helpers import probability_lines
+from .helpers import constant_but, honest_lines
 
 CHANGELIST = reverse("admin:submissions_submission_changelist")
-ROWS = 40  # validation rows: enough for "a few" (at most 10) to be few
-
-
-@pytest.fixture
-def iris(challenge):
-    """Classification, 40 validation examples."""
-    return make_dataset(challenge, "iris", task="classification", sizes=(6, ROWS, 5), seed=4)
-
-
-def _lines(values) -> bytes:
-    return "".join(f"{value:.6g}\n" for value in values).encode()
-
-
-def _honest(seed=1) -> bytes:
-    return probability_lines(ROWS, seed=seed)
-
-
-def _constant_but(few: int) -> bytes:
-    return _lines([0.5] * (ROWS - few) + [0.9, 0.1, 0.7, 0.2, 0.8][:few])
 
 
 @pytest.fixture
@@ -64,10 +45,10 @@ def console(challenge):
 def test_the_console_shows_and_filters_the_flags_in_bounded_queries(
     participant, other, upload, iris, console, django_assert_max_num_queries
 ):
-    probe = upload(participant, _constant_but(3))
-    shared = _honest(seed=5)
+    probe = upload(participant, constant_but(3))
+    shared = honest_lines(seed=5)
     mine, theirs = upload(participant, shared), upload(other, shared)
-    honest = upload(other, _honest(seed=6))
+    honest = upload(other, honest_lines(seed=6))
 
     response = console.get(CHANGELIST)
     assert response.status_code == 200
@@ -103,7 +84,7 @@ def test_the_console_shows_and_filters_the_flags_in_bounded_queries(
 
 
 def test_an_entry_page_shows_its_final_ranking_fields_and_flags(participant, upload, console):
-    probe = upload(participant, _constant_but(2))
+    probe = upload(participant, constant_but(2))
     page = console.get(reverse("admin:submissions_submission_change", args=[probe.pk]))
     text = page.content.decode()
     assert page.status_code == 200

@@ -12,10 +12,6 @@ from datetime import timedelta
 import pytest
 import time_machine
 from django.core.files.base import ContentFile
-from django.http import StreamingHttpResponse
-from django.test import Client
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from challenge_site.submissions import bulk
 from challenge_site.submissions.models import PRIVATE_STORAGE, Status, Submission
@@ -23,32 +19,7 @@ from challenge_site.submissions.services import purge_invalid_zips
 from tests.factories import AFTER, TEST_PHASE, VALIDATION, make_challenge, make_dataset, make_user
 from tests.leaderboard.helpers import INF, add_entry, at, cls, reg
 
-from .helpers import predictions
-
-ZIP_URL = "/challenges/demo/export/submissions.zip"
-CSV_URL = "/challenges/demo/export/scores.csv"
-API_ZIP_URL = "/api/v1/challenges/demo/export/submissions.zip"
-API_CSV_URL = "/api/v1/challenges/demo/export/scores.csv"
-
-
-def web(user) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
-
-
-def api(user) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        token = Token.objects.create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
-
-
-def body(response) -> bytes:
-    assert isinstance(response, StreamingHttpResponse)
-    return b"".join(response.streaming_content)
+from .helpers import API_CSV_URL, API_ZIP_URL, CSV_URL, ZIP_URL, api, body, predictions, web
 
 
 def manifest_of(archive: zipfile.ZipFile) -> list[dict]:

@@ -3,39 +3,12 @@ challenge's organisers only (everyone else: the 404 of a challenge that does not
 drafts included (what the exports hold: test_bulk.py)."""
 
 import pytest
-from django.http import StreamingHttpResponse
 from django.test import Client
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from tests.factories import make_challenge, make_user
 from tests.leaderboard.helpers import add_entry, reg
 
-ZIP_URL = "/challenges/demo/export/submissions.zip"
-CSV_URL = "/challenges/demo/export/scores.csv"
-API_ZIP_URL = "/api/v1/challenges/demo/export/submissions.zip"
-API_CSV_URL = "/api/v1/challenges/demo/export/scores.csv"
-
-
-def web(user) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
-
-
-def api(user) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        token = Token.objects.create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
-
-
-def body(response) -> bytes:
-    assert isinstance(response, StreamingHttpResponse)
-    return b"".join(response.streaming_content)
-
+from .helpers import API_CSV_URL, API_ZIP_URL, CSV_URL, ZIP_URL, api, body, web
 
 ALLOWED = {"organiser", "superuser"}
 

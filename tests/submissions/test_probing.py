@@ -5,29 +5,9 @@ import pytest
 
 from challenge_site.submissions import probing
 from challenge_site.submissions.models import Status, Submission
-from tests.factories import VALIDATION, make_dataset, make_user
+from tests.factories import VALIDATION, make_user
 
-from .helpers import probability_lines
-
-ROWS = 40  # validation rows: enough for "a few" (at most 10) to be few
-
-
-@pytest.fixture
-def iris(challenge):
-    """Classification, 40 validation examples."""
-    return make_dataset(challenge, "iris", task="classification", sizes=(6, ROWS, 5), seed=4)
-
-
-def _lines(values) -> bytes:
-    return "".join(f"{value:.6g}\n" for value in values).encode()
-
-
-def _honest(seed=1) -> bytes:
-    return probability_lines(ROWS, seed=seed)
-
-
-def _constant_but(few: int) -> bytes:
-    return _lines([0.5] * (ROWS - few) + [0.9, 0.1, 0.7, 0.2, 0.8][:few])
+from .helpers import PROBE_ROWS, constant_but, honest_lines
 
 
 def _with_row_changed(data: bytes, row: int, value: float) -> bytes:
@@ -54,32 +34,32 @@ def _codes(*submissions) -> list[list[str]]:
 
 
 def test_a_file_constant_but_for_three_rows_is_flagged_an_honest_one_not(participant, upload):
-    honest = upload(participant, _honest())
-    probe = upload(participant, _constant_but(3))
-    assert (honest.rows_off_mode, probe.rows_off_mode) == (ROWS - 1, 3)
+    honest = upload(participant, honest_lines())
+    probe = upload(participant, constant_but(3))
+    assert (honest.rows_off_mode, probe.rows_off_mode) == (PROBE_ROWS - 1, 3)
     assert _codes(honest, probe) == [[], [probing.CONSTANT]]
     flagged = Submission.objects.filter(probing.flagged_filter(probing.CONSTANT))
     assert list(flagged) == [probe]
 
 
 def test_a_run_of_near_identical_entries_is_flagged_from_the_fifth(participant, upload):
-    data, entries = _honest(), []
+    data, entries = honest_lines(), []
     for row in range(probing.RUN_LENGTH):
         if row:
             data = _with_row_changed(data, row, 0.5 + row / 100)
         entries.append(upload(participant, data, method=f"Variation {row}"))
     assert [e.similar_run for e in entries] == [1, 2, 3, 4, 5]
     assert entries[-1].similar_run >= probing.RUN_LENGTH
-    assert entries[1].near_previous == pytest.approx(1 / ROWS)
+    assert entries[1].near_previous == pytest.approx(1 / PROBE_ROWS)
     codes = _codes(*entries)
     assert codes[0] == [] and codes[-1] == [probing.RUN]
     assert all(probing.RUN not in c for c in codes[:-1])
     # a different file breaks the run
-    assert upload(participant, _honest(seed=9)).similar_run == 1
+    assert upload(participant, honest_lines(seed=9)).similar_run == 1
 
 
 def test_the_same_file_from_two_accounts_is_flagged_one_row_off_is_not(participant, other, upload):
-    data = _honest(seed=2)
+    data = honest_lines(seed=2)
     mine, theirs = upload(participant, data), upload(other, data)
     near = upload(make_user("hopper"), _with_row_changed(data, 0, 0.42))
     assert mine.predictions_sha256 == theirs.predictions_sha256 != near.predictions_sha256
