@@ -47,7 +47,8 @@ demo: install $(DEMO)/.stamp
 	$(BIN)/python manage.py import_challenge $(DEMO)/epuc
 	$(BIN)/python manage.py import_challenge $(DEMO)/covshift
 	$(BIN)/python manage.py import_challenge $(DEMO)/probing
-	$(BIN)/python manage.py load_demo_submissions
+	$(BIN)/python manage.py import_challenge $(DEMO)/cifar10c
+	$(BIN)/python manage.py load_demo_submissions epuc covshift probing cifar10c
 
 run: demo
 	$(BIN)/python manage.py runserver $(ADDRESS)

@@ -325,7 +325,7 @@ def deep_urls(dataset) -> dict[str, tuple[str, int]]:
 
     urls = {}
     for label, best in zip(DEEP, (False, True), strict=True):
-        board = queries.Board(dataset, "val", scoring.LOSSES["nlp"], best)
+        board = queries.Board(dataset, "val", scoring.get_loss(dataset.task, "nlp"), best)
         ids = queries.ranking(board, paged=True)
         count = ids.count()
         position = max(1, count // 2)

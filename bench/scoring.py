@@ -9,14 +9,22 @@ repr           Python ``" ".join(map(repr, row))`` (shortest round trip, variabl
 g-tab          ``np.savetxt(fmt="%g", delimiter="\\t")``
 mixed          Gaussian, 20-quantile and 100-sample rows mixed, written with ``repr``
 classification 1,000,000 rows of ``%.17g`` probabilities, targets ``1`` / ``-1``
+mc-g6          multiclass: 1,000,000 rows × 10 classes of softmax outputs, ``%.6g``
+mc-savetxt     multiclass: 100,000 rows × 100 classes, ``np.savetxt`` defaults (``%.18e``)
+mc-ensemble    multiclass: 200,000 rows of 5 members × 10 classes, ``%.4f`` (each member
+               normalised before rounding: its sum stays within 0.01)
 ============== ===============================================================
 
-The regression layouts hold 20,000 rows of 200 quantile pairs. For each file,
-each measurement in a fresh process (median of ``--repeat``):
+The regression layouts hold 20,000 rows of 200 quantile pairs; the multiclass ones have
+integer targets (``%d``) drawn from the predicted probabilities and are evaluated with
+``task="multiclass"`` and ``ScoringOptions(classes=L)``. For each file, each measurement
+in a fresh process (median of ``--repeat``):
 
 - ``pandas``: the floor, pandas' C ``read_csv(sep=r"\\s+", header=None,
   names=range(widest line))``, timed inside its process (pandas is a test-only
-  requirement);
+  requirement). For the multiclass rows the floor is the parse of *both* files, the
+  predictions and then the targets, timed in one process (the issue's "pandas' parse of
+  the same two files"); the other rows keep the predictions' parse alone;
 - ``evaluate``: ``scoring.evaluate`` on the same file and its targets (parse,
   validate, every loss), timed inside its process;
 - the ratio: the median over the repeats of evaluate's time over the time of the pandas
@@ -26,11 +34,12 @@ each measurement in a fresh process (median of ``--repeat``):
   numpy and scoring. (A child's ``ru_maxrss`` from ``wait4`` starts at its
   parent's resident size at fork, so it would overstate small children.)
 
-Targets from the issue: evaluate ÷ pandas ≤ 1.0 and memory growth ≤ 2.5× the
-file on every row.
+Targets from the issues: evaluate ÷ pandas ≤ 1.0 and memory growth ≤ 2.5× the
+(predictions) file on every row, the multiclass rows included (issue 26).
 
-Usage: python bench/scoring.py [--layouts matlab,savetxt,...] [--rows 20000]
-       [--pairs 200] [--class-rows 1000000] [--repeat 3] [--keep DIR] [--json FILE]
+Usage: python bench/scoring.py [--layouts matlab,savetxt,...,mc-g6,...] [--rows 20000]
+       [--pairs 200] [--class-rows 1000000] [--mc-scale 1.0] [--repeat 3] [--keep DIR]
+       [--json FILE]
 """
 
 from __future__ import annotations
@@ -64,6 +73,30 @@ EVALUATE = (
     "r = scoring.evaluate(sys.argv[1], sys.argv[2])\n"
     "print(time.perf_counter() - t)\n"
 )
+# The multiclass floor: both files parsed, as the evaluation reads both.
+PANDAS_PAIR = (
+    "import sys, time\n"
+    "import pandas as pd\n"
+    "t = time.perf_counter()\n"
+    "df = pd.read_csv(sys.argv[1], sep=r'\\s+', header=None, names=range(int(sys.argv[2])),"
+    " engine='c')\n"
+    "ts = pd.read_csv(sys.argv[3], sep=r'\\s+', header=None, names=range(1), engine='c')\n"
+    "print(time.perf_counter() - t)\n"
+)
+EVALUATE_MULTICLASS = (
+    "import sys, time\n"
+    "import scoring\n"
+    "options = scoring.ScoringOptions(classes=int(sys.argv[3]))\n"
+    "t = time.perf_counter()\n"
+    "r = scoring.evaluate(sys.argv[1], sys.argv[2], task='multiclass', options=options)\n"
+    "print(time.perf_counter() - t)\n"
+)
+# layout → (rows, classes L, members M, number format)
+MULTICLASS = {
+    "mc-g6": (1_000_000, 10, 1, "%.6g"),
+    "mc-savetxt": (100_000, 100, 1, "%.18e"),
+    "mc-ensemble": (200_000, 10, 5, "%.4f"),
+}
 IMPORTS = "import numpy, scoring\nprint(0.0)\n"
 
 
@@ -88,9 +121,35 @@ def _write_repr(path: Path, rows) -> None:
             f.write(head + " ".join(map(repr, row)) + "\n")
 
 
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _write_multiclass(rng, layout: str, pred: Path, targets: Path, scale: float) -> int:
+    """Softmax outputs of a classifier of middling accuracy (members: the same logits with
+    their own noise), targets drawn from the members' mean; returns the numbers per line."""
+    rows, classes, members, fmt = MULTICLASS[layout]
+    rows = max(1, round(rows * scale))
+    with open(pred, "w") as pf, open(targets, "w") as tf:
+        for start in range(0, rows, 50_000):  # in chunks: the generator's memory stays small
+            size = min(50_000, rows - start)
+            logits = rng.normal(0, 2.0, (size, 1, classes))
+            noisy = logits + rng.normal(0, 0.7, (size, members, classes))
+            p = _softmax(noisy)  # (size, M, L), each member normalised before rounding
+            mean = p.mean(axis=1)
+            u = rng.uniform(size=(size, 1))
+            y = np.minimum((mean.cumsum(axis=1) < u).sum(axis=1), classes - 1)
+            np.savetxt(pf, p.reshape(size, members * classes), fmt=fmt)
+            np.savetxt(tf, y, fmt="%d")
+    return members * classes
+
+
 def write_layout(layout: str, pred: Path, targets: Path, args) -> int:
     """Write one layout's prediction and target files; return the widest line's numbers."""
     rng = np.random.default_rng(2004)
+    if layout in MULTICLASS:
+        return _write_multiclass(rng, layout, pred, targets, args.mc_scale)
     if layout == "classification":
         p = rng.uniform(0.01, 0.99, args.class_rows)
         t = np.where(rng.uniform(size=p.size) < p, 1, -1)
@@ -163,10 +222,17 @@ def run_layout(layout: str, folder: Path, args) -> dict:
         ).stdout
     )
     size = pred.stat().st_size
+    if layout in MULTICLASS:
+        classes = str(MULTICLASS[layout][1])
+        floor = (PANDAS_PAIR, str(pred), str(width), str(targets))
+        evaluation = (EVALUATE_MULTICLASS, str(pred), str(targets), classes)
+    else:
+        floor = (PANDAS, str(pred), str(width))
+        evaluation = (EVALUATE, str(pred), str(targets))
     runs = {"pandas": [], "evaluate": [], "imports": []}
     for _ in range(args.repeat):
-        runs["pandas"].append(measure(PANDAS, str(pred), str(width)))
-        runs["evaluate"].append(measure(EVALUATE, str(pred), str(targets)))
+        runs["pandas"].append(measure(*floor))
+        runs["evaluate"].append(measure(*evaluation))
         runs["imports"].append(measure(IMPORTS))
     pandas_s = statistics.median(s for s, _ in runs["pandas"])
     evaluate_s = statistics.median(s for s, _ in runs["evaluate"])
@@ -200,10 +266,12 @@ def _sizes(args) -> list[str]:
         str(args.pairs),
         "--class-rows",
         str(args.class_rows),
+        "--mc-scale",
+        str(args.mc_scale),
     ]
 
 
-LAYOUTS = ["matlab", "savetxt", "repr", "g-tab", "mixed", "classification"]
+LAYOUTS = ["matlab", "savetxt", "repr", "g-tab", "mixed", "classification", *MULTICLASS]
 
 
 def main() -> None:
@@ -214,6 +282,9 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=20_000)
     parser.add_argument("--pairs", type=int, default=200)
     parser.add_argument("--class-rows", type=int, default=1_000_000)
+    parser.add_argument(
+        "--mc-scale", type=float, default=1.0, help="multiclass rows × this (a quick look)"
+    )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="write the files here and keep them")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")

@@ -62,14 +62,32 @@ class DatasetAdmin(ChallengeScopedAdmin):
 
     def get_fieldsets(self, request, obj=None):
         """The settings of the dataset's task only (its TaskSpec.settings): a
-        classification dataset has no samples option, quantile gap or nMSE normaliser.
-        (A new dataset shows every task's, a section each, until its task is saved.)"""
+        classification dataset has no samples option, quantile gap or nMSE normaliser, a
+        regression one no classes. (A new dataset shows every task's, a section each,
+        until its task is saved; a change of task posted shows the new task's too, so
+        that its settings can be checked and given: DatasetForm.shown_settings.)"""
         fieldsets = [
-            (None, {"fields": ("challenge", "name", "task", "description", "position")}),
+            (
+                None,
+                {
+                    "fields": (
+                        "challenge",
+                        "name",
+                        "task",
+                        "description",
+                        "position",
+                        "shown_settings",
+                    )
+                },
+            ),
             ("Scoring", {"fields": ("log_base", "ranking_loss")}),
         ]
+        specs = list(scoring.TASKS.values()) if obj is None else [obj.task_spec]
+        posted = request.POST.get("task") if request.method == "POST" else None
+        if obj is not None and posted in scoring.TASKS and posted != obj.task:
+            specs.append(scoring.get_task(posted))
         shown = set()
-        for spec in scoring.TASKS.values() if obj is None else [obj.task_spec]:
+        for spec in specs:
             fields = tuple(name for name in spec.settings if name not in shown)
             shown.update(fields)
             if fields:

@@ -75,6 +75,8 @@ def _dataset(request, dataset: Dataset, *, opened: bool, now) -> dict:
         log_base=dataset.log_base,
         allow_samples=dataset.allow_samples,
         min_quantile_gap=dataset.min_quantile_gap,
+        classes=dataset.scoring_options.classes,  # a multiclass dataset's L; else None
+        allow_ensembles=dataset.allow_ensembles,
         files=[{"filename": f.filename, "size": f.size, "sha256": f.sha256} for f in files],
         url=request.build_absolute_uri(reverse("dataset_detail", args=args)),
         zip_url=request.build_absolute_uri(reverse("api_dataset_zip", args=args))
@@ -92,7 +94,8 @@ def api_challenge(request, slug):
     now, and the one it must: null when any one will do), "participation" ({"missing",
     "detail", "join_url"}: what the user still lacks to download and submit) and
     "datasets": [{"name", "task", "rows": {split: n or null}, "log_base",
-    "allow_samples", "min_quantile_gap", "files", "url", "zip_url", "leaderboard_url"}]
+    "allow_samples", "min_quantile_gap", "classes", "allow_ensembles", "files", "url",
+    "zip_url", "leaderboard_url"}]
     (name and task only before the challenge's datasets open). 404 if not visible."""
     now = timezone.now()
     challenge = get_visible_or_404(policy.visible_challenges, user=request.user, now=now, slug=slug)

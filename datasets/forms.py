@@ -4,9 +4,12 @@ from django import forms
 
 from challenge_site.challenges.admin_ranking import ladder_refusal
 from challenge_site.challenges.models import Feedback
+from scoring import ScoringOptions
+from scoring.options import MAX_CLASSES
 from scoring.tasks import all_settings
 
-from .models import Dataset
+from .capacity import capacity_problems
+from .models import CLASS_COUNT_TASKS, Dataset
 from .services import DatasetFilesError, check_files, check_ranking_loss, check_stored_targets
 
 
@@ -58,9 +61,16 @@ class LogBaseField(forms.Field):
 
 
 class DatasetForm(forms.ModelForm):
-    """Dataset settings, checked like challenge.toml is on import."""
+    """Dataset settings, checked like challenge.toml is on import.
+
+    The admin shows the settings of the dataset's task only (DatasetAdmin.get_fieldsets).
+    ``shown_settings`` (hidden) names the settings the posted page showed: when the task
+    changes, the new task's settings arrive unposted, and take the dataset's stored values
+    (an unposted checkbox would read as off) while the page comes back showing them.
+    """
 
     log_base = LogBaseField(label="Log base", initial=math.e)
+    shown_settings = forms.CharField(required=False, widget=forms.HiddenInput)
 
     class Meta:
         model = Dataset
@@ -75,6 +85,34 @@ class DatasetForm(forms.ModelForm):
             "ranking_loss",
         ]
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "shown_settings" not in self.fields:
+            return  # a form without the settings (the challenge page's inline)
+        names = [name for name in all_settings() if name in self.fields]
+        key = self.add_prefix("shown_settings")
+        if self.is_bound and key in self.data:
+            shown = set(self.data[key].split())
+            self.data = self.data.copy()
+            for name in names:
+                if name not in shown:
+                    self._post_stored(name)
+            self.data[key] = " ".join(names)
+        else:
+            self.initial["shown_settings"] = " ".join(names)
+
+    def _post_stored(self, name: str) -> None:
+        """Post the dataset's stored value of a setting its page did not show."""
+        field, key = self.fields[name], self.add_prefix(name)
+        value = field.prepare_value(getattr(self.instance, name))
+        if isinstance(field, forms.BooleanField):
+            if value:
+                self.data[key] = "on"
+            else:
+                self.data.pop(key, None)
+        else:
+            self.data[key] = "" if value is None else str(value)
+
     def clean(self):
         cleaned = super().clean()
         task = cleaned.get("task")
@@ -82,14 +120,47 @@ class DatasetForm(forms.ModelForm):
             message = check_ranking_loss(task=task, ranking_loss=cleaned.get("ranking_loss", ""))
             if message:
                 self.add_error("ranking_loss", message)
-        if task and self.instance.pk and "task" in self.changed_data:
+            self._check_classes(task, cleaned)
+        options = self._options(cleaned) if task else None
+        if options and self.instance.pk and "classes" in self.changed_data:
+            rows = {"val": self.instance.n_val, "test": self.instance.n_test}
+            name = cleaned.get("name") or self.instance.name
+            for problem in capacity_problems(name=name, classes=options.classes, rows=rows):
+                self.add_error("classes", problem)
+        if options and self.instance.pk and {"task", "classes"} & set(self.changed_data):
             try:
-                check_stored_targets(self.instance, task=task)
+                check_stored_targets(self.instance, task=task, options=options)
             except DatasetFilesError as error:
                 self.add_error(
                     "task", [f"The stored targets do not fit a {task} dataset:", *error.problems]
                 )
         return cleaned
+
+    def _check_classes(self, task: str, cleaned: dict) -> None:
+        """A task that needs the number of classes gets it (the model's check constraint,
+        said on the field, or on the task where this form has no such field)."""
+        if task not in CLASS_COUNT_TASKS:
+            return
+        field = "classes" if "classes" in self.fields else None
+        classes = cleaned.get("classes") if field else self.instance.classes
+        if classes is None and not (field and field in self.errors):
+            message = f"A {task} dataset needs its number of classes (2 to {MAX_CLASSES})."
+            if field is None:
+                message += " Add the dataset on its own admin page, which asks for it."
+            self.add_error(field or "task", message)
+
+    def _options(self, cleaned: dict) -> ScoringOptions | None:
+        """The scoring options the form would save (None if a setting is not valid)."""
+        values = {
+            name: cleaned.get(name, getattr(self.instance, name))
+            for name in ("log_base", *all_settings())
+        }
+        if cleaned.get("task") not in CLASS_COUNT_TASKS:
+            values["classes"] = None  # a number kept from an earlier task (Dataset.scoring_options)
+        try:
+            return ScoringOptions(**values)
+        except (TypeError, ValueError):
+            return None
 
 
 class DatasetUploadForm(DatasetForm):
@@ -112,7 +183,11 @@ class DatasetUploadForm(DatasetForm):
             kept = [f for f in existing if f.filename not in replaced]
             try:
                 self.checked_files = check_files(
-                    name=name, task=task, uploads=uploads, existing=kept
+                    name=name,
+                    task=task,
+                    options=self._options(cleaned),
+                    uploads=uploads,
+                    existing=kept,
                 )
             except DatasetFilesError as error:
                 self.add_error("upload", error.problems)

@@ -24,6 +24,8 @@ from challenge_site.challenges.services import (
     save_challenge,
     withdraw_results,
 )
+from scoring.options import MAX_CLASSES
+from scoring.tasks import TASKS, all_settings
 
 from .models import Dataset
 from .services import (
@@ -84,6 +86,8 @@ DATASET_KEYS = {
     "allow_samples": Key(bool, True),
     "min_quantile_gap": Key(float, 0.0),
     "nmse_normaliser": Key(str, "evaluated"),
+    "classes": Key(int, None),
+    "allow_ensembles": Key(bool, True),
     "ranking_loss": Key(str, ""),
 }
 EXPECTED = {
@@ -183,13 +187,15 @@ def _plan_dataset(
     if not isinstance(table, dict):
         return None, [f"{where}: expected a table, found {table!r}"]
     values, problems = _read_table(table, DATASET_KEYS, where)
+    if not problems:
+        problems = _setting_problems(table, values, where)
     if problems:
         return None, problems
     existing = None
     if challenge.pk:
         existing = Dataset.objects.filter(challenge=challenge, name=name).first()
     dataset = existing or Dataset(challenge=challenge, name=name)
-    old_task = dataset.task if existing else None
+    old_targets = (dataset.task, dataset.classes) if existing else None
     for key, value in values.items():
         setattr(dataset, key, value)
     problems = _model_problems(dataset, where, exclude=["challenge"])
@@ -219,17 +225,45 @@ def _plan_dataset(
     for filename in ordered:
         path = directory / filename
         old = stored.get(filename)
-        if old is not None and old_task == dataset.task and old.sha256 == sha256_and_size(path)[0]:
+        same_reading = old_targets == (dataset.task, dataset.classes)  # targets read alike
+        if old is not None and same_reading and old.sha256 == sha256_and_size(path)[0]:
             kept.append(old)
         else:
             uploads.append((filename, path, str(path)))
     try:
         checked = check_files(
-            name=name, task=dataset.task, uploads=uploads, existing=kept, folder=f"{directory}/"
+            name=name,
+            task=dataset.task,
+            options=dataset.scoring_options,
+            uploads=uploads,
+            existing=kept,
+            folder=f"{directory}/",
         )
     except DatasetFilesError as error:
         return None, error.problems
     return DatasetPlan(dataset, checked), []
+
+
+def _setting_problems(table: dict, values: dict, where: str) -> list[str]:
+    """A task's own settings (TaskSpec.settings) belong to its datasets alone, and a
+    setting without a default (classes) must be given for them."""
+    spec = TASKS.get(values["task"])
+    if spec is None:
+        return []  # the model's check names the tasks
+    problems = []
+    for name in all_settings():
+        owners = [other.name for other in TASKS.values() if name in other.settings]
+        if name in table and name not in spec.settings:
+            problems.append(
+                f"{where}: key {name!r} is a setting of {' and '.join(owners)} datasets, "
+                f"not of a {spec.name} one; remove it"
+            )
+        elif name in spec.settings and values.get(name) is None:
+            problems.append(
+                f"{where}: key {name!r} is missing: a {spec.name} dataset needs it"
+                + (f" (the number of classes, 2 to {MAX_CLASSES})" if name == "classes" else "")
+            )
+    return problems
 
 
 def _option_problems(challenge: Challenge, values: dict, where: str, *, now) -> list[str]:

@@ -1,12 +1,13 @@
 import math
 
-from django.core.validators import MinValueValidator, RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import F, Q
 
 import scoring
 from challenge_site.challenges.models import Challenge
 from challenge_site.challenges.splits import TEST_PARTS, Kind, ScoredSplit, Split  # noqa: F401 - the fields' choices, named here by their users too
+from scoring.options import MAX_CLASSES, MAX_MEMBERS
 
 DATASET_NAME_VALIDATOR = RegexValidator(
     r"^[a-z][a-z0-9-]*\Z",
@@ -20,6 +21,13 @@ Task = models.TextChoices(
     [(str(spec.name).upper(), (str(spec.name), spec.label)) for spec in scoring.TASKS.values()],
     module=__name__,
 )
+
+
+# The tasks whose datasets must say how many classes there are (their TaskSpec.settings
+# hold "classes"): the check constraint below requires the field for them.
+CLASS_COUNT_TASKS = [
+    str(spec.name) for spec in scoring.TASKS.values() if "classes" in spec.settings
+]
 
 
 class NmseNormaliser(models.TextChoices):
@@ -78,10 +86,24 @@ class Dataset(models.Model):
     nmse_normaliser = models.CharField(
         max_length=16, choices=NmseNormaliser, default=NmseNormaliser.EVALUATED
     )
+    classes = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(2), MaxValueValidator(MAX_CLASSES)],
+        help_text=f"Number of classes L (2 to {MAX_CLASSES}): targets are 0 … L−1 and each "
+        "prediction line holds L probabilities.",
+    )
+    allow_ensembles = models.BooleanField(
+        default=True,
+        help_text=f"Prediction lines may hold M·L numbers, M = 2 … {MAX_MEMBERS} ensemble "
+        "members' probabilities (averaged; their total, data and model uncertainty are "
+        "reported).",
+    )
     ranking_loss = models.CharField(
         max_length=16,
         blank=True,
-        help_text="Loss that ranks submissions; empty = nlp (classification) or nlpd (regression).",
+        help_text="Loss that ranks submissions; empty = the task's default (nlp for "
+        "classification and multiclass, nlpd for regression).",
     )
     # Which test examples form the public part (scoring.ladder.public_mask with the
     # challenge's fraction): drawn when test targets are first stored, kept when they are
@@ -107,6 +129,16 @@ class Dataset(models.Model):
                 name="dataset_min_quantile_gap_nonnegative",
                 violation_error_message="min_quantile_gap must be 0 or more.",
             ),
+            models.CheckConstraint(
+                condition=Q(classes__isnull=True) | Q(classes__gte=2, classes__lte=MAX_CLASSES),
+                name="dataset_classes_range",
+                violation_error_message=f"classes must be between 2 and {MAX_CLASSES}.",
+            ),
+            models.CheckConstraint(
+                condition=Q(classes__isnull=False) | ~Q(task__in=CLASS_COUNT_TASKS),
+                name="dataset_classes_required",
+                violation_error_message="A dataset of this task needs its number of classes.",
+            ),
         ]
 
     def __str__(self):
@@ -127,11 +159,15 @@ class Dataset(models.Model):
 
     @property
     def scoring_options(self) -> scoring.ScoringOptions:
+        """The options scoring takes; the number of classes only where the task has it (a
+        dataset whose task changed may keep an old one)."""
         return scoring.ScoringOptions(
             log_base=self.log_base,
             allow_samples=self.allow_samples,
             min_quantile_gap=self.min_quantile_gap,
             nmse_normaliser=self.nmse_normaliser,
+            classes=self.classes if self.task in CLASS_COUNT_TASKS else None,
+            allow_ensembles=self.allow_ensembles,
         )
 
     @property

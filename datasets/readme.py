@@ -18,11 +18,13 @@ from .models import Dataset, DatasetFile, Kind
 def readme_text(dataset: Dataset, *, files: Iterable[DatasetFile]) -> str:
     """The README of a zip of ``dataset`` that holds ``files``."""
     challenge = dataset.challenge
+    classes = dataset.scoring_options.classes
     title = f"{dataset.name} ({challenge.title})"
     sections = [
         f"{title}\n{'=' * len(title)}",
         text.wrap(
             f"{dataset.get_task_display()} dataset"
+            + (f" of {classes} classes (0 to {classes - 1})" if classes else "")
             + (f", {dataset.input_dim} inputs per example" if dataset.input_dim else "")
             + f". Ranked by {dataset.effective_ranking_loss} on the test set (lower is better);"
             f" logarithms in base {dataset.log_base_label}."

@@ -22,6 +22,7 @@ from challenge_site.challenges.models import Challenge, TestInputsRelease, TestT
 from challenge_site.challenges.policy import ALWAYS_RELEASED, file_details_visible, released_parts
 from challenge_site.challenges.services import record_target_change
 
+from .capacity import capacity_problems
 from .models import Dataset, DatasetFile, Kind, Split, StorageAlias
 from .signals import dataset_files_changed
 from .signals import ranking_loss_changed as ranking_loss_changed_signal
@@ -165,9 +166,18 @@ def parse_filename(filename: str, *, name: str) -> tuple[Split, Kind]:
 
 
 def check_file(
-    *, name: str, task: str, filename: str, source, display_path: str | None = None
+    *,
+    name: str,
+    task: str,
+    filename: str,
+    source,
+    display_path: str | None = None,
+    options: scoring.ScoringOptions | None = None,
 ) -> CheckedFile:
-    """Parse one dataset file with the scoring package; DatasetFilesError lists its problems."""
+    """Parse one dataset file with the scoring package; DatasetFilesError lists its problems.
+
+    Targets are read as ``task`` with the dataset's ``options`` (a multiclass dataset's
+    labels must lie in 0 … classes − 1)."""
     split, kind = parse_filename(filename, name=name)
     path = display_path or filename
     with open_source(source) as handle:
@@ -175,7 +185,7 @@ def check_file(
             if kind == Kind.INPUTS:
                 array = scoring.read_inputs(handle, path=path)
             else:
-                array = scoring.read_targets(handle, path=path, task=task)
+                array = scoring.read_targets(handle, path=path, task=task, options=options)
         except scoring.ScoringError as error:
             raise DatasetFilesError(str(error).splitlines()) from None
     rows = int(array.shape[0])
@@ -221,11 +231,14 @@ def check_files(
     uploads: list[tuple[str, Any, str]],
     existing: Iterable[DatasetFile] = (),
     folder: str = "",
+    options: scoring.ScoringOptions | None = None,
 ) -> list[CheckedFile]:
     """Check new files (filename, source, display path) together with the ones kept.
 
     Every problem of every file is collected before DatasetFilesError is raised;
-    problems between files name them inside ``folder``.
+    problems between files name them inside ``folder``. ``options``: the dataset's
+    scoring options, which the targets must fit (check_file), and whose number of
+    classes must let a prediction file fit the submission limits (capacity.py).
     """
     problems: list[str] = []
     checked: list[CheckedFile] = []
@@ -233,7 +246,12 @@ def check_files(
     for filename, source, display_path in uploads:
         try:
             result = check_file(
-                name=name, task=task, filename=filename, source=source, display_path=display_path
+                name=name,
+                task=task,
+                filename=filename,
+                source=source,
+                display_path=display_path,
+                options=options,
             )
         except DatasetFilesError as error:
             problems.extend(error.problems)
@@ -249,18 +267,26 @@ def check_files(
     parts = {(f.split, f.kind): (f.rows, f.columns) for f in existing}
     parts.update({(c.split, c.kind): (c.rows, c.columns) for c in checked})
     problems = cross_check(name, parts, folder=folder)
+    if not problems and options is not None:
+        rows = {split: rows for (split, _kind), (rows, _columns) in parts.items()}
+        problems = capacity_problems(name=name, classes=options.classes, rows=rows)
     if problems:
         raise DatasetFilesError(problems)
     return checked
 
 
-def check_stored_targets(dataset: Dataset, *, task: str) -> None:
-    """Re-read the stored target files as ``task`` (before the task of a dataset changes)."""
+def check_stored_targets(
+    dataset: Dataset, *, task: str, options: scoring.ScoringOptions | None = None
+) -> None:
+    """Re-read the stored target files as ``task`` with ``options`` (before the task of a
+    dataset, or its number of classes, changes)."""
     problems = []
     for datafile in dataset.files.filter(kind=Kind.TARGETS):
         with storages[datafile.storage_alias].open(datafile.path, "rb") as handle:
             try:
-                scoring.read_targets(handle.read(), path=datafile.filename, task=task)
+                scoring.read_targets(
+                    handle.read(), path=datafile.filename, task=task, options=options
+                )
             except scoring.ScoringError as error:
                 problems.extend(str(error).splitlines())
     if problems:

@@ -7,7 +7,7 @@ messages (scoring._accel is the one switch). No Django: the site's workers, the
 admin's rescoring and participants' own machines (``python -m scoring evaluate``)
 share this code.
 
-Each task (binary classification, regression) is one object in scoring.tasks; the
+Each task (binary classification, regression, multiclass classification) is one object in scoring.tasks; the
 built-in tasks and their losses are registered here, on import, in this order.
 """
 
@@ -22,6 +22,9 @@ from .losses import (
     compute_scores,
     compute_terms,
     default_ranking_loss,
+    find_loss,
+    get_loss,
+    loss_names,
     losses_for,
     register,
 )
@@ -31,6 +34,9 @@ from .plots import pit_summary, reliability
 from .tasks import TASKS, TaskSpec, get_task, register_task
 from .tasks import binary as _binary  # noqa: F401 - registers the task and its losses
 from .tasks import regression as _regression  # noqa: F401 - (after binary: the order of lists)
+
+# isort: split
+from .tasks import multiclass as _multiclass  # noqa: F401 - (after regression)
 
 __all__ = [
     "LOSSES",
@@ -52,8 +58,11 @@ __all__ = [
     "compute_terms",
     "default_ranking_loss",
     "evaluate",
+    "find_loss",
     "gaussian_stats",
+    "get_loss",
     "get_task",
+    "loss_names",
     "losses_for",
     "pit_summary",
     "quantile_stats",

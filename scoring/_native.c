@@ -1,5 +1,6 @@
 /* The scoring package's C parts: the block parser, and kernels for the classification
- * losses (classification_sums, lift_sum) and erf/erfc (erf_into), each below.
+ * losses (classification_sums, lift_sum), the multiclass rows and sums (normalise_rows,
+ * multiclass_sums, ace_hits) and erf/erfc (erf_into), each below.
  *
  * Blocks of plain decimal numbers to doubles, correctly rounded, in one pass:
  * parse_block(block, values, counts, max_numbers) reads a block of whole lines
@@ -692,6 +693,579 @@ done:
     return result;
 }
 
+/* --- multiclass rows (spec §7): each member over its exact sum, the members' exact mean -- */
+
+/* normalise_rows(values, M, L, probs, resid, flags): ``values`` rows x M x L float64 (each
+ * in [0, 1], checked by the caller), written into ``probs`` (rows x L float64) as each
+ * member divided by its own sum and the members averaged, in double-double: the sums
+ * compensated (Knuth's TwoSum), each quotient x/S with its exact remainder (fma), the mean of
+ * the members' double-doubles the same way; p the nearest double to the result and
+ * ``resid`` (float32) (exact - p)/p * 2^180, the side of p the exact value lies on (0
+ * where p is 0; scaled so that sides down to 1e-99 stay nonzero). ``flags`` (uint8, rows) is set to 1 for a row holding a nonzero value below 2^-900
+ * (there double-doubles lose digits: the caller takes the row exactly); returns the
+ * count of such rows. scoring.multiclass_rows.normalise_numpy does the same operations
+ * in the same order. The GIL is released. */
+/* One row of normalise_rows (see there): 1 when it holds a value below 2^-900. Loops over
+ * the classes without a dependence between classes, so that they vectorise. */
+CLONES("arch=x86-64-v3", "default") static int
+normalise_row(const double *restrict row, Py_ssize_t M, Py_ssize_t L, double *restrict hi,
+              double *restrict lo, double *restrict out, float *restrict r) {
+    int tiny = 0;
+    for (Py_ssize_t m = 0; m < M; m++) {
+        const double *restrict x = row + m * L;
+        double s = 0.0, c = 0.0;
+        for (Py_ssize_t k = 0; k < L; k++) {
+            double t = s + x[k], back = t - s; /* (Knuth's TwoSum: no branch) */
+            c += (s - (t - back)) + (x[k] - back);
+            s = t;
+            tiny |= (x[k] > 0.0) & (x[k] < 0x1p-900);
+        }
+        double sh = s + c, sl = c - (sh - s);
+        if (m == 0) {
+            for (Py_ssize_t k = 0; k < L; k++) {
+                double q = x[k] / sh;
+                hi[k] = q;
+                lo[k] = (fma(-q, sh, x[k]) - q * sl) / sh;
+            }
+        } else {
+            for (Py_ssize_t k = 0; k < L; k++) {
+                double q = x[k] / sh;
+                double e = (fma(-q, sh, x[k]) - q * sl) / sh;
+                double t = hi[k] + q, back = t - hi[k];
+                lo[k] += ((hi[k] - (t - back)) + (q - back)) + e;
+                hi[k] = t;
+            }
+        }
+    }
+    const double members = (double)M;
+    for (Py_ssize_t k = 0; k < L; k++) {
+        double h = hi[k] + lo[k], hl = lo[k] - (h - hi[k]);
+        /* (M = 1: h/1 is h and the remainder 0, the same p and side, quicker) */
+        double q = M == 1 ? h : h / members;
+        double e = M == 1 ? hl : (fma(-q, members, h) + hl) / members;
+        double pk = q + e, res = e - (pk - q);
+        out[k] = pk;
+        double scaled = pk != 0.0 ? res / pk * 0x1p180 : 0.0;
+        /* (|scaled| <= 2^127 but where p is subnormal: such rows are taken exactly) */
+        scaled = scaled > 0x1p127 ? 0x1p127 : scaled;
+        scaled = scaled < -0x1p127 ? -0x1p127 : scaled;
+        float side = (float)scaled;
+        r[k] = side;
+        /* (a side too small for a float32 even scaled: the row is taken exactly) */
+        tiny |= ((pk > 0.0) & (pk < 0x1p-900)) | ((res != 0.0) & (side == 0.0f));
+    }
+    return tiny;
+}
+
+static PyObject *normalise_rows(PyObject *self, PyObject *args) {
+    Py_buffer vb, pb, rb, fb;
+    Py_ssize_t M, L;
+    if (!PyArg_ParseTuple(args, "y*nnw*w*w*", &vb, &M, &L, &pb, &rb, &fb)) {
+        return NULL;
+    }
+    const Py_ssize_t rows = fb.len;
+    PyObject *result = NULL;
+    if (M < 1 || L < 1 || vb.len != rows * M * L * (Py_ssize_t)sizeof(double) ||
+        pb.len != rows * L * (Py_ssize_t)sizeof(double) ||
+        rb.len != rows * L * (Py_ssize_t)sizeof(float) || !aligned(&vb, sizeof(double)) ||
+        !aligned(&pb, sizeof(double)) || !aligned(&rb, sizeof(float))) {
+        PyErr_SetString(PyExc_ValueError, "normalise_rows: buffers of the wrong size");
+        goto done;
+    }
+    double *acc = PyMem_Calloc((size_t)(2 * L), sizeof(double));
+    if (!acc) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const double *v = vb.buf;
+    double *p = pb.buf;
+    float *resid = rb.buf;
+    uint8_t *flags = fb.buf;
+    Py_ssize_t flagged = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        flags[i] = (uint8_t)normalise_row(v + i * M * L, M, L, acc, acc + L, p + i * L,
+                                          resid + i * L);
+        flagged += flags[i];
+    }
+    Py_END_ALLOW_THREADS;
+    PyMem_Free(acc);
+    result = PyLong_FromSsize_t(flagged);
+done:
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&fb);
+    return result;
+}
+
+/* --- multiclass (spec §7): every sum behind nlp, brier, 01l, ece, rmsce and sce ---------- */
+
+/* The bin of x in [0, 1] among n_bins equal-width bins (m/B, (m+1)/B], the first [0, 1/B],
+ * with the edges the doubles m/B (scoring.classification.bin_index): floor(x * B) where
+ * x * B is not next to a whole number, else one step each way against the edges. */
+static inline int value_bin(double x, int n_bins, const double *edges) {
+    double scaled = x * n_bins;
+    int m = (int)scaled; /* (x in [0, 1]: the caller makes sure) */
+    double frac = scaled - (double)m;
+    /* Clear of every edge, or in the first bin, which holds 0 (many p are tiny, so they
+     * take this branch too, and it stays predictable). */
+    if ((frac < 1.0 - 1e-9) & ((frac > 1e-9) | (m == 0))) { /* (&, |: one branch) */
+        return m;
+    }
+    m = m > n_bins - 1 ? n_bins - 1 : m;
+    m -= (m > 0) & (x <= edges[m]);
+    m += (m < n_bins - 1) & (x > edges[m + 1]);
+    return m;
+}
+
+/* The bin of the exact value whose nearest double is x = p_k, on the side res[k] says (res
+ * NULL: x is exact): above an edge x sits on when res[k] > 0 (spec §7 compares the exact
+ * value with the double edges). */
+static inline int exact_bin(double x, const float *res, Py_ssize_t k, int n_bins,
+                            const double *edges) {
+    int m = value_bin(x, n_bins, edges);
+    /* (the side is read only for a value on an edge, which is rare) */
+    return m + (m < n_bins - 1 && x == edges[m + 1] && res && res[k] > 0.0f);
+}
+
+/* A bin's count and its run's plain sum (folded into a compensated sum after each run). */
+typedef struct {
+    double sum;
+    int64_t count;
+} bin_cell;
+
+/* One run of rows of multiclass_sums (see there); 1 when a label or a p is out of range.
+ * Per row: a first loop over the classes for the checks, the argmax (the first largest p),
+ * the row's brier term and whether it is one-hot; a second loop bins every p_k. */
+CLONES("avx2", "default") static int
+multiclass_run(const double *restrict p, const float *restrict resid,
+               const int64_t *restrict labels, Py_ssize_t len, Py_ssize_t L, int n_bins, const double *restrict edges, int32_t *restrict predicted,
+               double *restrict true_p, double *restrict rows, bin_cell *restrict top,
+               int64_t *restrict top_correct, bin_cell *restrict cw, int64_t *restrict cw_hits,
+               int64_t *restrict counted) {
+    int64_t errors = 0, one_hot = 0;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        const double *row = p + i * L;
+        const float *res = resid ? resid + i * L : NULL;
+        int64_t y = labels[i];
+        if ((uint64_t)y >= (uint64_t)L) {
+            return 1;
+        }
+        double best = -1.0, sq = 0.0;
+        int64_t ones = 0, zeros = 0, bad = 0, ties = 0;
+        Py_ssize_t arg = 0;
+        for (Py_ssize_t k = 0; k < L; k++) {
+            double x = row[k];
+            bad |= !((x >= 0.0) & (x <= 1.0));
+            ties += x == best; /* (a tie with the largest so far; then the sides decide) */
+            int larger = x > best; /* (selects, not branches: the argmax is anywhere) */
+            arg = larger ? k : arg;
+            best = larger ? x : best;
+            double d = x - (double)(k == y);
+            /* A square below the smallest normal double costs a microcode assist per
+             * value (p near 1e-160 is common in softmax outputs); below 2^-1000 it is
+             * nothing beside the row's other terms. */
+            d = fabs(d) < 0x1p-500 ? 0.0 : d;
+            sq += d * d;
+            ones += x == 1.0;
+            zeros += x == 0.0;
+        }
+        if (bad) {
+            return 1;
+        }
+        /* The exact values' sides (spec §7), read only where they can decide: equal
+         * doubles at the top (the largest exact value, the first on exact ties), and a
+         * row one-hot in its doubles (one-hot only if every p is exact). */
+        if (res && ties) {
+            for (Py_ssize_t k = arg + 1; k < L; k++) {
+                if (row[k] == best && res[k] > res[arg]) {
+                    arg = k;
+                }
+            }
+        }
+        if (res && (ones == 1) & (zeros == L - 1)) {
+            for (Py_ssize_t k = 0; k < L; k++) {
+                zeros -= (row[k] == 0.0) & (res[k] != 0.0f);
+            }
+        }
+        for (Py_ssize_t k = 0; k < L; k++) {
+            double x = row[k];
+            bin_cell *c = cw + k * n_bins + exact_bin(x, res, k, n_bins, edges);
+            c->sum += x;
+            c->count++;
+        }
+        double pt = row[y];
+        predicted[i] = (int32_t)arg;
+        true_p[i] = pt;
+        rows[i] = sq;
+        errors += arg != y;
+        one_hot += (ones == 1) & (zeros == L - 1);
+        int m = exact_bin(best, res, arg, n_bins, edges);
+        top[m].sum += best;
+        top[m].count++;
+        top_correct[m] += arg == y;
+        cw_hits[y * n_bins + exact_bin(pt, res, y, n_bins, edges)]++;
+    }
+    counted[0] += errors;
+    counted[1] += one_hot;
+    return 0;
+}
+
+/* multiclass_sums(probs, labels, n_classes, n_bins, predicted, nll, rows, top, classwise):
+ * probs an n x L C-ordered float64 buffer, labels n int64 class indices. None when a p is
+ * outside [0, 1] (or NaN) or a label outside 0..L-1; else (nll, brier, errors, point) with
+ * nll = sum of -ln p(true class) (inf if one is 0), brier = sum of sum_k (p_k - 1{k = y})^2,
+ * errors = #{argmax != y} (argmax: the first largest p), point = every row one-hot. Written:
+ * predicted (int32, n) the argmax, nll (float64, n) each -ln p(true class), rows (float64,
+ * n) each row's brier term, top (float64, n_bins x 3) per confidence bin the count, the
+ * sum of the confidence and the correct count, classwise (float64, L x n_bins x 3) per
+ * class and bin of p_k (the first bin [0, 1/B]) the count, the sum of p_k and the examples
+ * of that class. Sums of floats are plain over RUN rows, then compensated. The GIL is
+ * released while it runs. */
+static PyObject *multiclass_sums(PyObject *self, PyObject *args) {
+    Py_buffer pb, yb, predb, nllb, rowb, topb, cwb, rb = {0};
+    Py_ssize_t n_classes;
+    int n_bins;
+    PyObject *resid_obj = Py_None;
+    if (!PyArg_ParseTuple(args, "y*y*niw*w*w*w*w*|O", &pb, &yb, &n_classes, &n_bins, &predb,
+                          &nllb, &rowb, &topb, &cwb, &resid_obj)) {
+        return NULL;
+    }
+    if (resid_obj != Py_None && PyObject_GetBuffer(resid_obj, &rb, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&pb);
+        PyBuffer_Release(&yb);
+        PyBuffer_Release(&predb);
+        PyBuffer_Release(&nllb);
+        PyBuffer_Release(&rowb);
+        PyBuffer_Release(&topb);
+        PyBuffer_Release(&cwb);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    double *edges = NULL;
+    bin_cell *top_cell = NULL, *cw_cell = NULL;
+    fsum *top_sum = NULL, *cw_sum = NULL;
+    int64_t *top_correct = NULL, *cw_hits = NULL;
+    const Py_ssize_t n = yb.len / (Py_ssize_t)sizeof(int64_t), L = n_classes;
+    const Py_ssize_t cells = n_classes * n_bins, size = (Py_ssize_t)sizeof(double);
+    if (n_bins < 1 || n_bins > MAX_ECE_BINS || n_classes < 1 || n_classes > (1 << 20)) {
+        PyErr_Format(PyExc_ValueError, "n_bins must be 1 to %d and n_classes 1 to 2^20",
+                     MAX_ECE_BINS);
+        goto done;
+    }
+    if (yb.len % size || pb.len != n * L * size || predb.len != n * (Py_ssize_t)sizeof(int32_t) ||
+        nllb.len != n * size || rowb.len != n * size || topb.len != n_bins * 3 * size ||
+        cwb.len != cells * 3 * size || !aligned(&pb, sizeof(double)) ||
+        !aligned(&yb, sizeof(int64_t)) || !aligned(&predb, sizeof(int32_t)) ||
+        !aligned(&nllb, sizeof(double)) || !aligned(&rowb, sizeof(double)) ||
+        !aligned(&topb, sizeof(double)) || !aligned(&cwb, sizeof(double)) ||
+        (rb.buf && (rb.len != n * L * (Py_ssize_t)sizeof(float) || !aligned(&rb, sizeof(float))))) {
+        PyErr_SetString(PyExc_ValueError, "multiclass_sums: buffers of the wrong size");
+        goto done;
+    }
+    const double *p = pb.buf;
+    const float *resid = rb.buf;
+    const int64_t *labels = yb.buf;
+    int32_t *predicted = predb.buf;
+    double *nll = nllb.buf, *rows = rowb.buf, *top = topb.buf, *classwise = cwb.buf;
+    edges = PyMem_Calloc((size_t)n_bins + 1, sizeof *edges);
+    top_cell = PyMem_Calloc((size_t)n_bins, sizeof *top_cell);
+    top_sum = PyMem_Calloc((size_t)n_bins, sizeof *top_sum);
+    top_correct = PyMem_Calloc((size_t)n_bins, sizeof *top_correct);
+    cw_cell = PyMem_Calloc((size_t)cells, sizeof *cw_cell);
+    cw_sum = PyMem_Calloc((size_t)cells, sizeof *cw_sum);
+    cw_hits = PyMem_Calloc((size_t)cells, sizeof *cw_hits);
+    if (!edges || !top_cell || !top_sum || !top_correct || !cw_cell || !cw_sum || !cw_hits) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int m = 0; m <= n_bins; m++) {
+        edges[m] = (double)m / n_bins;
+    }
+    fsum nll_total = {0, 0}, brier_total = {0, 0};
+    int64_t counted[2] = {0, 0};
+    int bad = 0, zero = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t start = 0; start < n && !bad; start += RUN) {
+        Py_ssize_t len = start + RUN < n ? RUN : n - start;
+        bad = multiclass_run(p + start * L, resid ? resid + start * L : NULL, labels + start, len, L, n_bins, edges,
+                             predicted + start, nll + start, rows + start, top_cell, top_correct,
+                             cw_cell, cw_hits, counted);
+        if (bad) {
+            break;
+        }
+        double *t = nll + start; /* the true class's p, turned into -ln p here */
+        int tiny = 0;
+        for (Py_ssize_t j = 0; j < len; j++) {
+            tiny |= t[j] < 2.2250738585072014e-308;
+        }
+        if (tiny) { /* a true class given 0 (nll inf) or a subnormal: libm's log */
+            for (Py_ssize_t j = 0; j < len; j++) {
+                zero |= t[j] == 0.0;
+                t[j] = t[j] == 0.0 ? INFINITY : -log(t[j]) + 0.0;
+            }
+        } else {
+            for (Py_ssize_t j = 0; j < len; j++) {
+                t[j] = -log_normal(t[j]) + 0.0; /* (+ 0.0: -ln 1 is 0.0, not -0.0) */
+            }
+        }
+        double lanes[2][4] = {{0.0}};
+        Py_ssize_t whole = len - len % 4;
+        const double *r = rows + start;
+        for (Py_ssize_t j = 0; j < whole; j += 4) {
+            for (int l = 0; l < 4; l++) {
+                lanes[0][l] += t[j + l];
+                lanes[1][l] += r[j + l];
+            }
+        }
+        for (Py_ssize_t j = whole; j < len; j++) {
+            lanes[0][0] += t[j];
+            lanes[1][0] += r[j];
+        }
+        fsum_add(&nll_total, (lanes[0][0] + lanes[0][1]) + (lanes[0][2] + lanes[0][3]));
+        fsum_add(&brier_total, (lanes[1][0] + lanes[1][1]) + (lanes[1][2] + lanes[1][3]));
+        for (int m = 0; m < n_bins; m++) {
+            fsum_add(&top_sum[m], top_cell[m].sum);
+            top_cell[m].sum = 0.0;
+        }
+        for (Py_ssize_t c = 0; c < cells; c++) {
+            fsum_add(&cw_sum[c], cw_cell[c].sum);
+            cw_cell[c].sum = 0.0;
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    if (bad) {
+        result = Py_NewRef(Py_None); /* (numpy's checks then say what is wrong) */
+        goto done;
+    }
+    for (int m = 0; m < n_bins; m++) {
+        top[3 * m] = (double)top_cell[m].count;
+        top[3 * m + 1] = fsum_value(&top_sum[m]);
+        top[3 * m + 2] = (double)top_correct[m];
+    }
+    for (Py_ssize_t c = 0; c < cells; c++) {
+        classwise[3 * c] = (double)cw_cell[c].count;
+        classwise[3 * c + 1] = fsum_value(&cw_sum[c]);
+        classwise[3 * c + 2] = (double)cw_hits[c];
+    }
+    result = Py_BuildValue("ddLO", zero ? INFINITY : fsum_value(&nll_total),
+                           fsum_value(&brier_total), (long long)counted[0],
+                           counted[1] == n ? Py_True : Py_False);
+done:
+    PyMem_Free(edges);
+    PyMem_Free(top_cell);
+    PyMem_Free(top_sum);
+    PyMem_Free(top_correct);
+    PyMem_Free(cw_cell);
+    PyMem_Free(cw_sum);
+    PyMem_Free(cw_hits);
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&predb);
+    PyBuffer_Release(&nllb);
+    PyBuffer_Release(&rowb);
+    PyBuffer_Release(&topb);
+    PyBuffer_Release(&cwb);
+    if (rb.buf) {
+        PyBuffer_Release(&rb);
+    }
+    return result;
+}
+
+/* --- ace (spec §7): the class-k examples in each range of class k's stable order --------- */
+
+/* #{r < count : values[r] <= x}, the values sorted (a short loop: at most 14 cuts). */
+static inline Py_ssize_t count_at_most(const double *values, Py_ssize_t count, double x) {
+    Py_ssize_t c = 0;
+    for (Py_ssize_t r = 0; r < count; r++) {
+        c += values[r] <= x;
+    }
+    return c;
+}
+
+#define SPAN_SLOTS 1024 /* the hash table of the values that run across a cut */
+
+static inline uint64_t span_key(double x) {
+    uint64_t bits;
+    x += 0.0; /* -0.0 as 0.0 (they compare equal) */
+    memcpy(&bits, &x, sizeof bits);
+    return bits;
+}
+
+/* columns_copy(probs, k, count, first, second): columns k .. k + count - 1 of an n x L
+ * float64 buffer, each into ``first`` and ``second`` (float64, count x n, column after
+ * column): one read of each row's ``count`` neighbouring values, where reading a column at
+ * a time would fetch every row's cache line once per column. The GIL is released. */
+static PyObject *columns_copy(PyObject *self, PyObject *args) {
+    Py_buffer pb, ab, bb;
+    Py_ssize_t k, count;
+    if (!PyArg_ParseTuple(args, "y*nnw*w*", &pb, &k, &count, &ab, &bb)) {
+        return NULL;
+    }
+    const Py_ssize_t size = (Py_ssize_t)sizeof(double);
+    const Py_ssize_t n = count > 0 ? ab.len / (count * size) : 0;
+    if (n < 1 || ab.len != n * count * size || bb.len != ab.len || pb.len % (n * size) ||
+        k < 0 || k + count > pb.len / (n * size) || !aligned(&pb, sizeof(double)) ||
+        !aligned(&ab, sizeof(double)) || !aligned(&bb, sizeof(double))) {
+        PyBuffer_Release(&pb);
+        PyBuffer_Release(&ab);
+        PyBuffer_Release(&bb);
+        PyErr_SetString(PyExc_ValueError, "columns_copy: buffers of the wrong size");
+        return NULL;
+    }
+    const Py_ssize_t L = pb.len / (n * size);
+    const double *p = (const double *)pb.buf + k;
+    double *first = ab.buf, *second = bb.buf;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double *row = p + i * L;
+        for (Py_ssize_t g = 0; g < count; g++) {
+            first[g * n + i] = row[g];
+            second[g * n + i] = row[g];
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&ab);
+    PyBuffer_Release(&bb);
+    Py_RETURN_NONE;
+}
+
+/* ace_hits(column, labels, k, sorted, bounds, hits): for class k (labels int32), with
+ * ``column`` the n values p_k in line order, ``sorted`` the same values sorted, and
+ * ``bounds`` (intp, R + 1) the ranges of the sorted order
+ * (scoring.multiclass_ace.ace_ranges), adds to ``hits``
+ * (float64, R) the examples of class k in each range of the stable order by p_k (ties by
+ * line), in one pass over the column. Range r starts at rank s_r, whose value is
+ * v_r = sorted[s_r]. An example whose value runs across no cut (equal values at ranks
+ * s_r - 1 and s_r) lies in range #{r : v_r <= x}; the j-th example (by line) holding a
+ * value that does has rank lo + j, lo the first rank of that value. Those values (at most
+ * R - 1) are found by a hash of their bits. The GIL is released while it runs. */
+static PyObject *ace_hits(PyObject *self, PyObject *args) {
+    Py_buffer cb, yb, sb, bb, hb;
+    Py_ssize_t k;
+    if (!PyArg_ParseTuple(args, "y*y*ny*y*w*", &cb, &yb, &k, &sb, &bb, &hb)) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    double *values = NULL, *span = NULL;
+    Py_ssize_t *cuts = NULL, *span_rank = NULL;
+    int16_t *table = NULL;
+    const Py_ssize_t n = cb.len / (Py_ssize_t)sizeof(double);
+    const Py_ssize_t ranges = bb.len / (Py_ssize_t)sizeof(Py_ssize_t) - 1;
+    if (n < 1 || ranges < 1 || ranges > n || cb.len % (Py_ssize_t)sizeof(double) ||
+        yb.len != n * (Py_ssize_t)sizeof(int32_t) || sb.len != cb.len ||
+        hb.len != ranges * (Py_ssize_t)sizeof(double) || !aligned(&cb, sizeof(double)) ||
+        !aligned(&yb, sizeof(int32_t)) || !aligned(&sb, sizeof(double)) ||
+        !aligned(&bb, sizeof(Py_ssize_t)) || !aligned(&hb, sizeof(double))) {
+        PyErr_SetString(PyExc_ValueError, "ace_hits: buffers of the wrong size");
+        goto done;
+    }
+    const double *column = cb.buf, *sorted = sb.buf;
+    const int32_t *labels = yb.buf;
+    const Py_ssize_t *bounds = bb.buf;
+    double *hits = hb.buf;
+    const Py_ssize_t n_cuts = ranges - 1;
+    values = PyMem_Calloc((size_t)ranges, sizeof *values);
+    span = PyMem_Calloc((size_t)ranges, sizeof *span);
+    cuts = PyMem_Calloc((size_t)ranges, sizeof *cuts);
+    span_rank = PyMem_Calloc((size_t)ranges, sizeof *span_rank);
+    table = PyMem_Malloc(SPAN_SLOTS * sizeof *table);
+    if (!values || !span || !cuts || !span_rank || !table) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (bounds[0] != 0 || bounds[ranges] != n) {
+        PyErr_SetString(PyExc_ValueError, "ace_hits: bounds must run from 0 to n");
+        goto done;
+    }
+    Py_ssize_t n_span = 0;
+    for (Py_ssize_t r = 0; r < n_cuts; r++) {
+        Py_ssize_t s = bounds[r + 1];
+        if (s <= bounds[r] || s >= n) {
+            PyErr_SetString(PyExc_ValueError, "ace_hits: bounds must increase");
+            goto done;
+        }
+        cuts[r] = s;
+        values[r] = sorted[s];
+        if (sorted[s - 1] == sorted[s] && (n_span == 0 || span[n_span - 1] != sorted[s])) {
+            Py_ssize_t lo = 0, hi = s; /* the first rank holding the value */
+            while (lo < hi) {
+                Py_ssize_t mid = lo + (hi - lo) / 2;
+                if (sorted[mid] < sorted[s]) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            span[n_span] = sorted[s];
+            span_rank[n_span++] = lo; /* then the rank of the next holder, line by line */
+        }
+    }
+    /* A multiplier under which the spanning values' keys land in distinct slots (with at
+     * most 14 keys in 1024 slots nearly every odd multiplier does). */
+    uint64_t multiplier = 0x9E3779B97F4A7C15ULL;
+    int placed = n_span == 0;
+    for (int attempt = 0; attempt < 256 && !placed; attempt++) {
+        multiplier += 0x2545F4914F6CDD1EULL * 2;
+        memset(table, 0xFF, SPAN_SLOTS * sizeof *table); /* every slot -1 */
+        placed = 1;
+        for (Py_ssize_t g = 0; g < n_span && placed; g++) {
+            uint64_t slot = (span_key(span[g]) * multiplier) >> 54;
+            placed = table[slot] < 0;
+            table[slot] = (int16_t)g;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    if (n_span == 0) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (labels[i] == k) {
+                hits[count_at_most(values, n_cuts, column[i])] += 1.0;
+            }
+        }
+    } else {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double x = column[i];
+            Py_ssize_t g = -1;
+            if (placed) {
+                int16_t slot = table[(span_key(x) * multiplier) >> 54];
+                g = slot >= 0 && span[slot] == x ? slot : -1;
+            } else { /* (no multiplier found: search the spanning values) */
+                for (Py_ssize_t j = 0; j < n_span; j++) {
+                    g = span[j] == x ? j : g;
+                }
+            }
+            if (g >= 0) {
+                Py_ssize_t rank = span_rank[g]++;
+                if (labels[i] == k) {
+                    Py_ssize_t r = 0; /* #{cuts <= rank} */
+                    while (r < n_cuts && cuts[r] <= rank) {
+                        r++;
+                    }
+                    hits[r] += 1.0;
+                }
+            } else if (labels[i] == k) {
+                hits[count_at_most(values, n_cuts, x)] += 1.0;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_Free(values);
+    PyMem_Free(span);
+    PyMem_Free(cuts);
+    PyMem_Free(span_rank);
+    PyMem_Free(table);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&hb);
+    return result;
+}
+
 /* lift_sum(keys): for keys (p's bit pattern << 1 | o, uint64) sorted ascending, read from
  * the highest p down, the sum over positions k = 1..n of cum(k)/k, where cum(k) counts
  * the positives among the top k and, inside a run of equal p, positives accrue evenly
@@ -785,6 +1359,15 @@ static PyMethodDef methods[] = {
     {"classification_sums", classification_sums, METH_VARARGS,
      "classification_sums(p, t, keys, n_bins) -> (n_pos, nll, errors, brier, ece_gap, point) "
      "or None"},
+    {"multiclass_sums", multiclass_sums, METH_VARARGS,
+     "multiclass_sums(probs, labels, n_classes, n_bins, predicted, nll, rows, top, classwise) "
+     "-> (nll, brier, errors, point) or None"},
+    {"normalise_rows", normalise_rows, METH_VARARGS,
+     "normalise_rows(values, M, L, probs, resid, flags): members over their sums, averaged"},
+    {"columns_copy", columns_copy, METH_VARARGS,
+     "columns_copy(probs, k, count, first, second): columns k.. of an n x L buffer into both"},
+    {"ace_hits", ace_hits, METH_VARARGS,
+     "ace_hits(column, labels, k, sorted, bounds, hits): class k's examples per range"},
     {"erf_into", erf_into, METH_VARARGS, "erf_into(x, out, complement): erf or erfc of each x"},
     {"lift_sum", lift_sum, METH_VARARGS,
      "lift_sum(sorted_keys) -> sum over k of cum(k)/k, highest p first, ties in expectation"},

@@ -106,6 +106,23 @@ def ece(p, t, *, n_bins: int = ECE_BINS) -> float:
     return float(gap.sum() / p.size)
 
 
+def bin_index(x, *, n_bins: int = ECE_BINS) -> np.ndarray:
+    """The equal-width bin of each value in [0, 1]: m with m/B < x ≤ (m+1)/B, and 0 for 0.
+
+    The edges are the doubles m/B themselves (spec §3, §7), as in :func:`ece`: ⌈x·B⌉ − 1
+    is off by at most one next to an edge, and one step each way against the edges fixes
+    it. The first bin is [0, 1/B] (the class-wise bins of §7's ``sce`` hold zeros).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    edges = np.arange(n_bins + 1) / n_bins
+    bins = np.ceil(x * n_bins).astype(np.intp)
+    bins -= 1
+    np.clip(bins, 0, n_bins - 1, out=bins)
+    bins -= (bins > 0) & (x <= edges[bins])
+    bins += x > edges[bins + 1]
+    return bins
+
+
 @dataclass(frozen=True)
 class Summary:
     """Every sum behind nlp, 01l, brier and ece, from one pass over the examples.

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 
 from .errors import ScoringError
 from .evaluate import evaluate
-from .losses import LOSSES, by_legacy_number, format_value
-from .options import ScoringOptions
+from .losses import by_legacy_number, find_loss, format_value, loss_names
+from .options import MAX_CLASSES, ScoringOptions
 from .tasks import TASKS
 
 FORMATS = """\
@@ -25,10 +25,17 @@ numbers separated by spaces or tabs; MATLAB's save -ascii output is fine):
                                           q1 < ... < qN, 2 <= N <= 200
                    2 s1 ... sK            a sample of 1 <= K <= 1000 values
   Row types may be mixed in one regression file.
+  multiclass       p0 p1 ... p(L-1)        the L class probabilities, each in [0, 1],
+                                          summing to 1 within 0.01; targets 0 ... L-1
+                   M members' L each       an ensemble row of M*L numbers (2 <= M <= 100),
+                                          member after member, unless --no-ensembles
+  L is --classes, or else the count of numbers on the first prediction line.
 
 losses (lower is better):
   classification   nlp (3), 01l (4), lift, brier, ece
   regression       nlpd (1), nmse (2), crps
+  multiclass       nlp, brier, 01l, ece, rmsce, sce, ace; with ensemble rows, also
+                   tu, du and mi (total and data uncertainty, their difference; unranked)
   The numbers are the loss_type of the 2006 challenge's evaluate.py.
 
 A file with problems exits with status 1 and lists every bad line on stderr as
@@ -42,9 +49,9 @@ def _loss_name(text: str) -> str:
         if loss is None:
             raise argparse.ArgumentTypeError(f"loss number must be 1 to 4, got {text}")
         return loss.name
-    if text not in LOSSES:
+    if text not in loss_names():  # some task's loss; the task is checked once it is known
         raise argparse.ArgumentTypeError(
-            f"unknown loss {text!r}; choose from {', '.join(LOSSES)} or 1-4"
+            f"unknown loss {text!r}; choose from {', '.join(loss_names())} or 1-4"
         )
     return text
 
@@ -75,6 +82,28 @@ def _log_base(text: str) -> float:
 
 
 _gap = _number_type(lambda v: v >= 0, "a minimum quantile gap: a number >= 0")
+
+
+def _classes(text: str) -> int:
+    """L: a whole number from 2 to MAX_CLASSES."""
+    if not (text.strip().isdigit() and 2 <= int(text) <= MAX_CLASSES):
+        raise argparse.ArgumentTypeError(
+            f"expected a number of classes from 2 to {MAX_CLASSES}, got {text!r}"
+        )
+    return int(text)
+
+
+def _add_multiclass(command) -> None:
+    command.add_argument(
+        "--classes",
+        type=_classes,
+        metavar="L",
+        help="multiclass: the number of classes (default: the count of numbers on the "
+        "first prediction line)",
+    )
+    command.add_argument(
+        "--no-ensembles", action="store_true", help="multiclass: reject ensemble rows"
+    )
 
 
 class _IntermixedParser(argparse.ArgumentParser):
@@ -127,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--task",
         choices=list(TASKS),
         help="default: classification when every target is +1/-1 and every "
-        "prediction line holds one number",
+        "prediction line holds one number, else regression (multiclass is never inferred)",
     )
     ev.add_argument(
         "--log-base",
@@ -144,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="demand q(k+1) - q(k) >= W in quantile rows",
     )
     ev.add_argument("--no-samples", action="store_true", help="reject sample rows")
+    _add_multiclass(ev)
     _add_check(commands)
     return parser
 
@@ -195,6 +225,7 @@ def _add_check(commands) -> None:
     )
     ch.add_argument("--no-samples", action="store_true", help="the dataset rejects sample rows")
     ch.add_argument("--min-quantile-gap", type=_gap, default=0.0, metavar="W")
+    _add_multiclass(ch)
     ch.add_argument(
         "--datasets",
         type=_names,
@@ -215,6 +246,8 @@ def check_main(args) -> int:
         rows=args.rows,
         allow_samples=not args.no_samples,
         min_quantile_gap=args.min_quantile_gap,
+        classes=args.classes,
+        allow_ensembles=not args.no_ensembles,
     )
     others = [DatasetFacts(name=name, task=args.task) for name in args.datasets]
     try:
@@ -243,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
         log_base=args.log_base,
         allow_samples=not args.no_samples,
         min_quantile_gap=args.min_quantile_gap,
+        classes=args.classes,
+        allow_ensembles=not args.no_ensembles,
     )
     try:
         result = evaluate(
@@ -264,16 +299,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scoring: {err}", file=sys.stderr)
         return 1
     if args.loss is not None:
-        loss = LOSSES[args.loss]
-        if loss.task != result.task:
+        loss = find_loss(result.task, args.loss)
+        if loss is None:
+            tasks = " or ".join(name for name in TASKS if find_loss(name, args.loss))
             print(
-                f"scoring: {loss.name} is a {loss.task} loss, but {args.predictions} was "
+                f"scoring: {args.loss} is a {tasks} loss, but {args.predictions} was "
                 f"scored as {result.task} (use --task to say otherwise)",
                 file=sys.stderr,
             )
             return 2
         print(format_value(result.scores[loss.name]))
     else:
-        for name, value in result.scores.items():
+        for name, value in [*result.scores.items(), *result.reported.items()]:
             print(f"{name} {format_value(value)}")
     return 0

@@ -27,17 +27,22 @@ class Evaluation:
     non_probabilistic: bool
     n: int
     context: Context = field(repr=False)
+    # Values reported beside the losses, not ranked (TaskSpec.reported): the multiclass
+    # ensembles' tu, du and mi in the options' log base, when the file has ensemble rows.
+    reported: dict[str, float] = field(default_factory=dict)
 
     def plot_data(self) -> dict:
         """What the site draws and explains, JSON-ready but for non-finite floats: the
         task's (TaskSpec.plot_data; classification: ``reliability``, ``decomposition``,
-        ``recalibration``; regression: ``pit``, ``calibration_test``)."""
+        ``recalibration``; regression: ``pit``, ``calibration_test``; multiclass:
+        ``top_label``, ``classwise``, ``confusion`` and, with ensemble rows, ``ensemble``)."""
         return self.context.spec.plot_data(self.context)
 
     def terms(self) -> dict[str, np.ndarray | None]:
         """Per-example terms from the statistics already held (no file is read again).
 
-        Classification: ``nlp``, ``01l``, ``brier``; regression: ``nlpd``, ``se`` (the
+        Classification: ``nlp``, ``01l``, ``brier``; multiclass: ``nlp``, ``brier``,
+        ``01l``; regression: ``nlpd``, ``se`` (the
         squared errors (t − m)² behind nmse: nmse = mean(se)/var(t)) and ``crps``. Each is a
         float64 array of n terms whose mean is the loss (nlp and nlpd in the options' log
         base, +inf where the probability or density is 0), or None where the loss is n/a:
@@ -60,7 +65,8 @@ class Evaluation:
 
 def _score(ctx: Context) -> Evaluation:
     scores = compute_scores(ctx)
-    return Evaluation(ctx.task, scores, ctx.is_point, int(ctx.targets.size), ctx)
+    n = int(ctx.targets.size)
+    return Evaluation(ctx.task, scores, ctx.is_point, n, ctx, ctx.spec.reported(ctx))
 
 
 def evaluate(
@@ -76,7 +82,10 @@ def evaluate(
     """Validate ``predictions`` against ``targets`` and compute every loss of the task.
 
     ``predictions`` and ``targets`` are bytes, paths or binary files; ``targets``
-    may also be an array already read. The task is inferred unless given: the first
+    may also be an array already read. What a given task takes from the prediction
+    file itself (TaskSpec.resolve_options: the multiclass L from its first line when
+    ``options.classes`` is None) is taken before the targets are checked. The task is
+    inferred unless given: the first
     inferable task whose targets and prediction lines fit (classification when every
     target is ±1 and every prediction line holds one number), else the fallback
     (regression). Raises :class:`~scoring.errors.ScoringError` listing every problem;
@@ -86,11 +95,21 @@ def evaluate(
     """
     options = options or ScoringOptions()
     spec = get_task(task) if task is not None else None
+    # What the targets' checks need may come from the predictions (the multiclass L from
+    # the first line); the task's reader finds it again, and can then say where it came from.
+    target_options = options
+    if spec is not None:
+        target_options = spec.resolve_options(predictions, options, path=predictions_path)
     if isinstance(targets, np.ndarray):
         t = targets.astype(np.float64, copy=False)
     else:
         try:
-            t = _read_targets(targets, path=targets_path, task=None if spec is None else spec.name)
+            t = _read_targets(
+                targets,
+                path=targets_path,
+                task=None if spec is None else spec.name,
+                options=target_options,
+            )
         except ScoringError as error:
             raise _with_prediction_problems(
                 error, predictions, path=predictions_path, spec=spec, options=options
@@ -101,7 +120,7 @@ def evaluate(
     if spec is None:
         spec, prediction = _infer(predictions, t, reader, options)
     else:
-        if (message := spec.target_error(t, options)) is not None:
+        if (message := spec.target_error(t, target_options)) is not None:
             raise ValueError(f"{targets_path}: {message}")
         prediction = spec.read_fast(predictions, t.size, options)
     if prediction is None:

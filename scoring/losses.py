@@ -1,6 +1,7 @@
 """The loss registry: everything the site needs to show, sort and explain a loss.
 
-The site builds its leaderboard columns from :data:`LOSSES`; a loss added here
+The site builds its leaderboard columns from :data:`LOSSES` (keyed ``(task, name)``:
+read it through :func:`losses_for`, :func:`get_loss` and :func:`find_loss`); a loss added here
 (with :func:`register`) is computed for every new submission and, after a
 rescore, for every earlier one, with no change to the site. Each task's module
 (scoring.tasks) registers its own losses.
@@ -15,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .multiclass_rows import ClassRows
 from .options import ScoringOptions
 from .parse import RegressionRows
 from .taskspec import TaskSpec, get_task
@@ -31,6 +33,7 @@ class Context:
     train_targets: np.ndarray | None = None
     p: np.ndarray | None = None  # binary classification: p(y = +1) per example
     rows: RegressionRows | None = None  # regression: per-example statistics
+    multiclass: ClassRows | None = None  # multiclass: probabilities per example
     _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -88,14 +91,20 @@ class Loss:
             object.__setattr__(self, "terms_key", self.name)
 
 
-LOSSES: dict[str, Loss] = {}
+# Keyed (task, name): two tasks may each have a loss of the same name (binary and
+# multiclass both have nlp, brier, 01l and ece), and they are different losses.
+LOSSES: dict[tuple[str, str], Loss] = {}
 
 
 def register(**fields) -> Loss:
-    """Add a loss, given by the keyword arguments of :class:`Loss`; returns it."""
+    """Add a loss, given by the keyword arguments of :class:`Loss`; returns it.
+
+    A name is unique within its task; a legacy number (the 2006 challenge's, meaning one
+    loss of one task) is unique over every task.
+    """
     loss = Loss(**fields)
-    if loss.name in LOSSES:
-        raise ValueError(f"a loss named {loss.name!r} is already registered")
+    if (loss.task, loss.name) in LOSSES:
+        raise ValueError(f"the {loss.task} task already has a loss named {loss.name!r}")
     same_task = losses_for(loss.task)
     if loss.legacy_number is not None and by_legacy_number(loss.legacy_number) is not None:
         raise ValueError(f"legacy number {loss.legacy_number} is already registered")
@@ -105,8 +114,29 @@ def register(**fields) -> Loss:
         other.terms is not None and other.terms_key == loss.terms_key for other in same_task
     ):
         raise ValueError(f"terms named {loss.terms_key!r} are already registered")
-    LOSSES[loss.name] = loss
+    LOSSES[(loss.task, loss.name)] = loss
     return loss
+
+
+def find_loss(task: str, name: str) -> Loss | None:
+    """The ``task``'s loss named ``name``, or None when it has none (ValueError for an
+    unknown task)."""
+    return LOSSES.get((get_task(task).name, name))
+
+
+def get_loss(task: str, name: str) -> Loss:
+    """The ``task``'s loss named ``name``; ValueError naming the task's losses if none."""
+    loss = find_loss(task, name)
+    if loss is None:
+        spec = get_task(task)
+        names = ", ".join(other.name for other in losses_for(spec.name)) or "none"
+        raise ValueError(f"the {spec.name} task has no loss {name!r}; its losses are {names}")
+    return loss
+
+
+def loss_names() -> list[str]:
+    """Every distinct loss name of every task, in the order of registration."""
+    return list(dict.fromkeys(name for _, name in LOSSES))
 
 
 def losses_for(task: str) -> list[Loss]:
@@ -116,6 +146,7 @@ def losses_for(task: str) -> list[Loss]:
 
 
 def by_legacy_number(number: int) -> Loss | None:
+    """The loss the 2006 challenge's evaluate.py numbered ``number`` (1-4), if any."""
     return next((loss for loss in LOSSES.values() if loss.legacy_number == number), None)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -13,6 +14,7 @@ class Task(StrEnum):
 
     CLASSIFICATION = "classification"
     REGRESSION = "regression"
+    MULTICLASS = "multiclass"
 
 
 class NmseNormaliser(StrEnum):
@@ -24,6 +26,9 @@ MAX_QUANTILES = 200
 MAX_SAMPLES = 1000
 # The longest legal prediction line, a sample row: its flag and MAX_SAMPLES values.
 MAX_LINE_NUMBERS = 1 + MAX_SAMPLES
+# Multiclass (spec §7): L classes per dataset, and M members in an ensemble row.
+MAX_CLASSES = 1000
+MAX_MEMBERS = 100
 
 
 @dataclass(frozen=True)
@@ -34,12 +39,17 @@ class ScoringOptions:
     allow_samples: whether ``2 s1 … sK`` sample rows are accepted.
     min_quantile_gap: w ≥ 0; when positive, every q(k+1) − q(k) ≥ w.
     nmse_normaliser: ``evaluated`` (default) or ``training`` targets' variance.
+    classes: L, the multiclass task's class count (2 ≤ L ≤ 1000); None: the count of
+        numbers on the first prediction line (spec §7, ``--classes``).
+    allow_ensembles: whether multiclass rows of M·L numbers (M members) are accepted.
     """
 
     log_base: float = math.e
     allow_samples: bool = True
     min_quantile_gap: float = 0.0
     nmse_normaliser: NmseNormaliser = NmseNormaliser.EVALUATED
+    classes: int | None = None
+    allow_ensembles: bool = True
 
     def __post_init__(self):
         if not (math.isfinite(self.log_base) and self.log_base > 0 and self.log_base != 1):
@@ -49,3 +59,19 @@ class ScoringOptions:
         if not (math.isfinite(self.min_quantile_gap) and self.min_quantile_gap >= 0):
             raise ValueError(f"min_quantile_gap must be >= 0, got {self.min_quantile_gap}")
         object.__setattr__(self, "nmse_normaliser", NmseNormaliser(self.nmse_normaliser))
+        if self.classes is not None:
+            object.__setattr__(self, "classes", _class_count(self.classes))
+        object.__setattr__(self, "allow_ensembles", bool(self.allow_ensembles))
+
+
+def _class_count(value) -> int:
+    """L as an int: a whole number from 2 to MAX_CLASSES (a float 10.0 is 10; True is not)."""
+    whole = (
+        not isinstance(value, bool)
+        and isinstance(value, numbers.Real)
+        and math.isfinite(float(value))
+        and float(value).is_integer()
+    )
+    if not whole or not 2 <= value <= MAX_CLASSES:
+        raise ValueError(f"classes must be a whole number from 2 to {MAX_CLASSES}, got {value!r}")
+    return int(value)

@@ -85,6 +85,12 @@ class TaskSpec(ABC):
         default refuses none (any number is a target)."""
         return None
 
+    def resolve_options(self, source, options: ScoringOptions, *, path: str) -> ScoringOptions:
+        """The options with what the prediction file itself decides filled in, before any
+        file is read (the multiclass L from the first line when it is not given); the
+        default changes nothing. Never raises for a bad file: its reader reports it."""
+        return options
+
     def read_fast(self, source, n: int, options: ScoringOptions) -> Any | None:
         """A valid prediction file of ``n`` rows read in one pass, or None when it needs
         :meth:`read` (and its messages). None unless the task has such a path."""
@@ -129,6 +135,11 @@ class TaskSpec(ABC):
         self, train_targets: np.ndarray, targets: np.ndarray, options: ScoringOptions
     ) -> Context:
         """The input-independent baseline of spec §3 for ``targets``."""
+
+    def reported(self, ctx: Context) -> dict[str, float]:
+        """Values reported beside the losses but not ranked, by name (the multiclass
+        ensembles' tu, du and mi); the default reports none."""
+        return {}
 
     @abstractmethod
     def is_point(self, ctx: Context) -> bool:

@@ -64,6 +64,8 @@ class DatasetFacts:
     rows: Mapping[str, int | None] = field(default_factory=dict)
     allow_samples: bool = True
     min_quantile_gap: float = 0.0
+    classes: int | None = None  # multiclass: L (None: the first line's count, spec §7)
+    allow_ensembles: bool = True
 
     def __post_init__(self):
         object.__setattr__(self, "task", get_task(self.task).name)
@@ -71,13 +73,17 @@ class DatasetFacts:
     @classmethod
     def from_json(cls, data: Mapping) -> DatasetFacts:
         """From the API's ``check`` object of a dataset (see /tmp/s/check_interface.md):
-        {"name", "task", "rows": {"train": n, …}, "allow_samples", "min_quantile_gap"}."""
+        {"name", "task", "rows": {"train": n, …}, "allow_samples", "min_quantile_gap",
+        "classes", "allow_ensembles"} (the last two absent before multiclass datasets)."""
+        classes = data.get("classes")
         return cls(
             name=data["name"],
             task=data["task"],
             rows={split: n for split, n in dict(data.get("rows") or {}).items()},
             allow_samples=bool(data.get("allow_samples", True)),
             min_quantile_gap=float(data.get("min_quantile_gap", 0.0)),
+            classes=None if classes is None else int(classes),
+            allow_ensembles=bool(data.get("allow_ensembles", True)),
         )
 
     def to_json(self) -> dict:
@@ -87,12 +93,17 @@ class DatasetFacts:
             "rows": {str(split): n for split, n in self.rows.items()},
             "allow_samples": self.allow_samples,
             "min_quantile_gap": self.min_quantile_gap,
+            "classes": self.classes,
+            "allow_ensembles": self.allow_ensembles,
         }
 
     @property
     def options(self) -> ScoringOptions:
         return ScoringOptions(
-            allow_samples=self.allow_samples, min_quantile_gap=self.min_quantile_gap
+            allow_samples=self.allow_samples,
+            min_quantile_gap=self.min_quantile_gap,
+            classes=self.classes,
+            allow_ensembles=self.allow_ensembles,
         )
 
 

@@ -51,8 +51,12 @@ def make_challenge(**fields) -> Challenge:
     return Challenge.objects.create(**values)
 
 
-def dataset_files(name: str, *, task: str, sizes=(6, 4, 5), dim=3, seed=0) -> dict[str, bytes]:
-    """The six files of a dataset as bytes: ``{NAME_split_kind.txt: content}``."""
+def dataset_files(
+    name: str, *, task: str, sizes=(6, 4, 5), dim=3, seed=0, classes: int | None = None
+) -> dict[str, bytes]:
+    """The six files of a dataset as bytes: ``{NAME_split_kind.txt: content}``; a
+    multiclass dataset's targets are labels 0 … ``classes`` − 1, the training targets
+    holding every class once it has as many rows."""
     rng = np.random.default_rng(seed)
     files = {}
     for split, rows in zip(("train", "val", "test"), sizes, strict=True):
@@ -60,6 +64,11 @@ def dataset_files(name: str, *, task: str, sizes=(6, 4, 5), dim=3, seed=0) -> di
         if task == "classification":
             targets = np.where(rng.random(rows) < 0.5, 1, -1)
             target_lines = [f"{int(t)}" for t in targets]
+        elif task == "multiclass":
+            labels = rng.integers(0, classes, size=rows)
+            if split == "train" and rows >= classes:
+                labels[:classes] = rng.permutation(classes)
+            target_lines = [f"{int(k)}" for k in labels]
         else:
             target_lines = [f"{t:.6g}" for t in rng.normal(size=rows)]
         files[f"{name}_{split}_inputs.txt"] = "".join(
@@ -79,10 +88,13 @@ def make_dataset(
         options.pop("seed", 0),
     )
     dataset = Dataset.objects.create(challenge=challenge, name=name, task=task, **options)
-    files = dataset_files(name, task=task, sizes=sizes, dim=dim, seed=seed)
+    files = dataset_files(
+        name, task=task, sizes=sizes, dim=dim, seed=seed, classes=options.get("classes")
+    )
     checked = check_files(
         name=name,
         task=task,
+        options=dataset.scoring_options,
         uploads=[(filename, data, filename) for filename, data in files.items()],
     )
     save_files(dataset, checked, now=now)

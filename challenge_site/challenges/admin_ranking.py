@@ -27,7 +27,7 @@ FIELDSET = ("Ranking and feedback", {"fields": FIELDS})
 def ladder_refusal(*, name: str, task: str, ranking_loss: str) -> str | None:
     """Why the Ladder cannot show the dataset's scores, or None if it can."""
     loss_name = ranking_loss or scoring.default_ranking_loss(task).name
-    loss = scoring.LOSSES.get(loss_name)
+    loss = scoring.find_loss(task, loss_name)
     if loss is None or loss.terms is not None:
         return None  # an unknown loss is reported by the dataset's own check
     return (

@@ -62,7 +62,7 @@ class DatasetInline(ScopedInlineMixin, admin.TabularInline):
 
     verbose_name_plural = (
         "Datasets (files: upload here or on its own page, “Change”, which also holds the "
-        "options of a regression dataset)"
+        "options of its task, such as a multiclass dataset's classes)"
     )
 
 

@@ -12,7 +12,7 @@ from .services import Row, gain_unit, ranking_loss
 
 
 def _interval_losses(board: Board) -> list[str]:
-    """The board's losses that get bootstrap intervals (not lift, not ece)."""
+    """The board's losses that get bootstrap intervals: those with per-example terms."""
     return [loss.name for loss in board.losses if loss.terms is not None]
 
 

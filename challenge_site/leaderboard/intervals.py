@@ -1,6 +1,6 @@
 """The bootstrap intervals of one dataset split (scoring.md §5), computed and stored.
 
-For every loss with per-example terms (all but lift and ece) and every entry the
+For every loss with per-example terms (not lift, ece, rmsce, sce, ace) and every entry the
 leaderboard lists under it (baseline included): the 95 % interval of its score, the
 intervals of its difference to the leader and to the baseline, whether it is
 indistinguishable from the leader, and, among each participant's best entries, its rank

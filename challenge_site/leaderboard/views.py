@@ -204,6 +204,8 @@ def leaderboard(request, slug, name):
         "rows": display_rows(page.rows, ranking=ranking, sort=board.sort, best=board.best),
         "intervals": intervals,
         "resamples": RESAMPLES,
+        # Losses without per-example terms get no interval (scoring.md §5).
+        "without_intervals": [loss.name for loss in board.losses if loss.terms is None],
         "forest_url": board_url(board, "leaderboard_forest", **page.params())
         if intervals.sort_shown
         else None,

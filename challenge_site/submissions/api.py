@@ -15,12 +15,13 @@ from challenge_site.challenges.policy import participation_missing, visible_chal
 
 from . import services
 from .api_list import submission_list
+from .evaluation import REPORTED_KEY
 from .final_views import final_for
 from .limits import LimitReached
 from .models import Submission
 from .policy import can_see_private, visible_submissions
 from .uploads import limit_upload_size, oversized, too_large_message
-from .visibility import api_decomposition, api_ladder, api_scores
+from .visibility import api_decomposition, api_ladder, api_scores, json_value, score_table
 
 
 class SizeLimitedMultiPartParser(MultiPartParser):
@@ -125,7 +126,9 @@ def api_submission(request, pk):
     The same visibility as the submission's page: errors for its owner and staff only,
     test scores (and their decomposition) once results are published (staff: always).
     ``decomposition``: the CORP decomposition of brier and nlp (classification; {} for
-    regression), for the same splits as ``scores``.
+    regression), for the same splits as ``scores``. ``reported``: {split: {name: value}},
+    the values reported beside the losses and not ranked (a multiclass file with ensemble
+    lines: its ``tu``, ``du`` and ``mi``), for the same splits; {} when there are none.
     """
     submission: Submission = get_visible_or_404(
         visible_submissions, user=request.user, now=timezone.now(), pk=pk
@@ -139,6 +142,7 @@ def api_submission(request, pk):
             "failure": submission.failure if private else "",
             "scores": api_scores(submission, user=request.user),
             "decomposition": api_decomposition(submission, user=request.user),
+            "reported": api_reported(submission, user=request.user),
             # Splits shown through the Ladder: the participant's shown score, not the exact.
             "ladder": api_ladder(submission, user=request.user),
             "final_selection": final_for(submission, user=request.user, now=timezone.now()),
@@ -153,3 +157,17 @@ def api_submission(request, pk):
             "url": request.build_absolute_uri(reverse("submission_detail", args=[submission.pk])),
         }
     )
+
+
+def api_reported(submission: Submission, *, user) -> dict:
+    """{split: {name: value}}: what scoring reported beside the losses (stored with the
+    split's plot data, evaluation.REPORTED_KEY) for the splits whose exact scores the user
+    sees (never a split shown through the Ladder, nor a hidden test split)."""
+    out = {}
+    for entry in score_table(submission, user=user):
+        if not (entry.visible and entry.result is not None):
+            continue
+        pairs = entry.result.plot_data.get(REPORTED_KEY)
+        if isinstance(pairs, list) and pairs:  # [name, value] pairs, in scoring's order
+            out[str(entry.split)] = {str(name): json_value(value) for name, value in pairs}
+    return out

@@ -37,6 +37,9 @@ from .archive import ArchiveError, Limits, inspect, open_member, open_zip
 from .models import Status, Submission
 
 SPLIT_ORDER = [Split.TRAIN, Split.VAL, Split.TEST]
+# The plot data's key for the values reported beside the losses and not ranked
+# (scoring.Evaluation.reported: a multiclass file's tu, du and mi), stored with them.
+REPORTED_KEY = "reported"
 # What a participant reads when scoring failed after a hidden split's targets were read.
 GENERIC_FAILURE = (
     "scoring failed because of a fault on our side, not in your files; the organisers "
@@ -90,7 +93,7 @@ def read_dataset_targets(dataset: Dataset, splits=None) -> dict[Split, np.ndarra
         with storages[datafile.storage_alias].open(datafile.path, "rb") as handle:
             data = handle.read()
         targets[Split(datafile.split)] = scoring.read_targets(
-            data, path=datafile.filename, task=dataset.task
+            data, path=datafile.filename, task=dataset.task, options=dataset.scoring_options
         )
     return targets
 
@@ -110,13 +113,18 @@ def _split_outcome(split: Split, filename: str, evaluation: scoring.Evaluation) 
     for loss, value in evaluation.scores.items():
         if value is not None and math.isnan(value):
             raise ValueError(f"loss {loss} of the {split} split came out as NaN")
+    plot_data = _finite_json(evaluation.plot_data())
+    if evaluation.reported:  # kept with the plot data, shown and served by the same rules
+        # As [name, value] pairs: PostgreSQL's jsonb does not keep an object's key order,
+        # and the values read in scoring's order (tu, du, mi).
+        plot_data[REPORTED_KEY] = _finite_json([list(item) for item in evaluation.reported.items()])
     return SplitOutcome(
         split,
         filename,
         evaluation.n,
         evaluation.non_probabilistic,
         dict(evaluation.scores),
-        _finite_json(evaluation.plot_data()),
+        plot_data,
         evaluation.terms(),
         scoring.probing.rows_off_mode(evaluation),
     )
@@ -231,6 +239,8 @@ def dataset_facts(dataset: Dataset) -> DatasetFacts:
         rows={split: n for split, n in rows.items() if n is not None},
         allow_samples=dataset.allow_samples,
         min_quantile_gap=dataset.min_quantile_gap,
+        classes=dataset.scoring_options.classes,
+        allow_ensembles=dataset.allow_ensembles,
     )
 
 

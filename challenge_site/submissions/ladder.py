@@ -51,7 +51,7 @@ def refresh(*, dataset: Dataset, entrant: Entrant, split: str) -> int:
     A new entry costs one step (its terms and the current entry's); any other change
     recomputes the whole sequence. Entries without stored terms (scored before they
     were kept) and entries whose ranking loss is n/a take no part (no shown score)."""
-    loss = scoring.LOSSES.get(dataset.effective_ranking_loss)
+    loss = scoring.find_loss(dataset.task, dataset.effective_ranking_loss)
     rows = list(
         Score.objects.filter(
             entrant.q("submission__"),

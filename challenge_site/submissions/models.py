@@ -262,8 +262,9 @@ class Score(models.Model):
     loss = models.CharField(max_length=16, help_text="A name from scoring.LOSSES.")
     value = models.FloatField(null=True, blank=True)
     # How sure the value is (scoring.md §5), written by challenge_site.leaderboard.intervals
-    # after scoring; NULL while being computed, for n/a values, lift and ece, and for
-    # entries not listed. Bounds may be ±inf.
+    # after scoring; NULL while being computed, for n/a values, for losses without
+    # per-example terms (lift, ece, rmsce, sce, ace) and for entries not listed. Bounds
+    # may be ±inf.
     lower = models.FloatField(null=True, blank=True, help_text="95 % interval, lower end.")
     upper = models.FloatField(null=True, blank=True, help_text="95 % interval, upper end.")
     leader_lower = models.FloatField(null=True, blank=True, help_text="Entry − leader, 95 %.")

@@ -1,7 +1,8 @@
 """Reliability diagrams and PIT histograms as SVG, drawn with matplotlib from stored plot data.
 
 Only the object-oriented API is used (Figure + the SVG canvas), so no pyplot state and no
-GUI backend is involved. Drawings are cached per submission, split and scoring run.
+GUI backend is involved. Drawings are cached per submission, split and scoring run. A
+multiclass split's pictures are multiclass_plots.py's (named by their plot-data keys).
 """
 
 import io
@@ -20,7 +21,7 @@ SUMMARY_LEVELS = ("50", "80", "95")
 CACHE_SECONDS = 24 * 3600
 
 
-def _svg(figure: Figure) -> str:
+def to_svg(figure: Figure) -> str:
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "submission-plot"}):
         figure.savefig(buffer, format="svg", metadata={"Date": None})
@@ -71,7 +72,7 @@ def reliability_svg(bins: list[dict], *, title: str, recalibration: dict | None 
         edgecolor="white",
     )
     bottom.set(xlabel="Predicted probability of +1", ylabel="Examples")
-    return _svg(figure)
+    return to_svg(figure)
 
 
 def _coverage_panel(axes, coverage: dict) -> None:
@@ -135,7 +136,7 @@ def pit_svg(pit: dict, *, title: str, coverage_panel: bool = False) -> str:
         fontsize=9,
     )
     axes.legend(loc="upper right", frameon=False)
-    return _svg(figure)
+    return to_svg(figure)
 
 
 def render(result: SplitResult, *, dataset_name: str) -> str:

@@ -427,8 +427,9 @@ def refresh_baseline(*, dataset: Dataset, now: datetime) -> Submission:
         defaults={
             "method": "Baseline",
             "description": (
-                "Ignores the inputs: the training frequency of class +1 (classification) "
-                "or a Gaussian with the training targets' mean and variance (regression)."
+                "Ignores the inputs: the training frequency of class +1 (classification), "
+                "the training targets' class frequencies (multiclass) or a Gaussian with "
+                "the training targets' mean and variance (regression)."
             ),
             "created": now,
             "queued_at": now,

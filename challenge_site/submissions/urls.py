@@ -14,6 +14,11 @@ urlpatterns = [
         views.submission_plot,
         name="submission_plot",
     ),
+    path(
+        "submissions/<int:pk>/plots/<split:split>/<slug:kind>.svg",
+        views.submission_plot,
+        name="submission_picture",
+    ),
     path("submissions/<int:pk>/file.zip", views.submission_file, name="submission_file"),
     path("submissions/<int:pk>/final/", final_views.choose_final, name="submission_final"),
     path(

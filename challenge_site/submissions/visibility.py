@@ -75,7 +75,7 @@ class SplitScores:
         result = self.result
         if result is None or result.non_probabilistic:
             return []
-        return decomposition_of(result.plot_data) or []
+        return decomposition_of(result.plot_data, task=result.submission.dataset.task) or []
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class Decomposition:
     unc: float | None
 
 
-def decomposition_of(plot_data: dict) -> list[Decomposition] | None:
+def decomposition_of(plot_data: dict, *, task: str) -> list[Decomposition] | None:
     """The stored decomposition of a split's plot data, None if it has none.
 
     Plot data is stored with every non-finite number as None. DSC and UNC are always
@@ -101,14 +101,15 @@ def decomposition_of(plot_data: dict) -> list[Decomposition] | None:
         return None
     rows = []
     for name, parts in stored.items():
-        if name not in scoring.LOSSES or not isinstance(parts, dict):
+        loss = scoring.find_loss(task, name)
+        if loss is None or not isinstance(parts, dict):
             continue
         score, mcb, dsc, unc = (parts.get(key) for key in ("score", "mcb", "dsc", "unc"))
         if mcb is None and dsc is not None and unc is not None:
             score, mcb = math.inf, math.inf
-        rows.append(Decomposition(scoring.LOSSES[name], score, mcb, dsc, unc))
-    order = list(scoring.LOSSES)  # the registry's order, as in the score table
-    return sorted(rows, key=lambda row: order.index(row.loss.name))
+        rows.append(Decomposition(loss, score, mcb, dsc, unc))
+    order = scoring.losses_for(task)  # the registry's order, as in the score table
+    return sorted(rows, key=lambda row: order.index(row.loss))
 
 
 def score_table(submission: Submission, *, user, now=None) -> list[SplitScores]:
@@ -132,7 +133,7 @@ def score_table(submission: Submission, *, user, now=None) -> list[SplitScores]:
             ranking = submission.dataset.effective_ranking_loss
             row = next((r for r in rows if r.split == split and r.loss == ranking), None)
             ladder = LadderScore(
-                scoring.LOSSES[ranking],
+                scoring.get_loss(submission.dataset.task, ranking),
                 row.ladder_value if row else None,
                 row.ladder_precision if row else None,
                 row.ladder_accepted if row else None,
@@ -196,7 +197,7 @@ def api_decomposition(submission: Submission, *, user) -> dict:
     for entry in score_table(submission, user=user):
         if not (entry.visible and entry.result is not None):
             continue
-        rows = decomposition_of(entry.result.plot_data)
+        rows = decomposition_of(entry.result.plot_data, task=submission.dataset.task)
         if rows is None:
             continue
         out[str(entry.split)] = {

@@ -178,9 +178,10 @@ def datasets(args, ctx: Context) -> int:
                 counts.get("val"),
                 counts.get("test"),
                 len(dataset.get("files") or []),
+                dataset.get("classes"),  # a multiclass dataset's L (None: other tasks)
             ]
         )
-    ctx.say(table(["dataset", "task", "train", "val", "test", "files"], rows))
+    ctx.say(table(["dataset", "task", "train", "val", "test", "files", "classes"], rows))
     return errors.OK
 
 

@@ -69,6 +69,15 @@ def submission_report(body: dict) -> str:
             for split, split_scores in scores.items()
         ]
         lines += ["", table(["split", *losses], rows)]
+    reported = body.get("reported") or {}
+    if reported:  # beside the losses, not ranked (a multiclass ensemble's tu, du, mi)
+        names: list[str] = []
+        for values in reported.values():
+            names += [name for name in values if name not in names]
+        rows = [
+            [split] + [values.get(name) for name in names] for split, values in reported.items()
+        ]
+        lines += ["", "Reported, not ranked:", table(["split", *names], rows)]
     ladder = body.get("ladder") or {}
     if ladder:
         rows = [

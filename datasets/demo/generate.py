@@ -1,8 +1,9 @@
-"""Write the two synthetic demo challenges: ``python -m datasets.demo.generate OUTDIR``.
+"""Write the synthetic demo challenges: ``python -m datasets.demo.generate OUTDIR``.
 
 OUTDIR/epuc/ replicates the shape of the 2004 Evaluating Predictive Uncertainty
 challenge, OUTDIR/covshift/ the 2006 covariate-shift challenge (with a public part of
-its test sets) and OUTDIR/probing/ a running challenge with the Ladder: each folder
+its test sets), OUTDIR/probing/ a running challenge with the Ladder and OUTDIR/cifar10c/
+a ten-class problem whose test inputs are corrupted as in CIFAR-10-C: each folder
 holds a challenge.toml and one subfolder of files per dataset, ready for
 ``manage.py import_challenge``. The numbers are synthetic (see README.md), drawn
 from a seeded generator: the same seed always writes the same bytes.
@@ -12,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import covshift, epuc, probing
+from . import cifar10c, covshift, epuc, probing
 from .common import DemoChallenge, write_challenge
 
 DEFAULT_SEED = 2004
@@ -23,6 +24,7 @@ def build(seed: int = DEFAULT_SEED) -> dict[str, DemoChallenge]:
         "epuc": epuc.build(seed),
         "covshift": covshift.build(seed),
         "probing": probing.build(seed),
+        "cifar10c": cifar10c.build(seed),
     }
 
 
@@ -31,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m datasets.demo.generate", description="Write the synthetic demo challenges."
     )
     parser.add_argument(
-        "outdir", type=Path, help="folder to write epuc/, covshift/ and probing/ into"
+        "outdir", type=Path, help="folder to write epuc/, covshift/, probing/ and cifar10c/ into"
     )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     args = parser.parse_args(argv)

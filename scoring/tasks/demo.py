@@ -2,10 +2,11 @@
 share, and :class:`Demo`, the demo entries of one task.
 
 Each method is fitted on training inputs and targets and returns the lines of a
-prediction file in the challenge's format (scoring spec §1); each task's module holds
-its own (scoring.tasks.binary, scoring.tasks.regression). They are honest baselines a
-participant could write in an afternoon, not tuned models. The site's demo loader
-(challenge_site/leaderboard/demo/loader.py) sends them through the submission pipeline.
+prediction file in the challenge's format (scoring spec §1, §7); each task's module
+holds its own (scoring.tasks.binary_demo, regression_demo, multiclass_demo). They are
+honest baselines a participant could write in an afternoon, not tuned models. The site's
+demo loader (challenge_site/leaderboard/demo/loader.py) sends them through the submission
+pipeline.
 """
 
 from __future__ import annotations
@@ -23,13 +24,14 @@ KNN_TRAINING_CAP = 3000  # neighbours are searched among at most this many train
 @dataclass(frozen=True)
 class Data:
     """What a method learns from (targets as :attr:`Demo.targets` gives them, classes as
-    0/1) and the inputs it predicts."""
+    0/1) and the inputs it predicts; ``classes`` is a multiclass dataset's L (else None)."""
 
     x: np.ndarray
     y: np.ndarray
     query: np.ndarray
     rng: np.random.Generator
     min_quantile_gap: float = 0.0
+    classes: int | None = None
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
 import html
+import math
 import re
 from datetime import UTC, datetime
 
@@ -195,7 +196,18 @@ def test_file_format_page_examples_are_valid_files(client, db):
     classification = examples[0].encode()
     probabilities = scoring.read_classification(classification, path="example.txt")
     assert probabilities.tolist() == [0.91, 0.0625, 0.5, 1.0]
-    gaussian, quantiles, samples, mixed = (e.encode() for e in examples[1:5])
+    # Multiclass, four classes: three single lines, then an ensemble line of two members.
+    options = scoring.ScoringOptions(classes=4, allow_ensembles=True)
+    single = scoring.evaluate(
+        examples[1].encode(), np.array([0.0, 2.0, 3.0]), task="multiclass", options=options
+    )
+    assert single.n == 3 and single.reported == {}
+    ensemble = scoring.evaluate(
+        examples[2].encode(), np.array([0.0]), task="multiclass", options=options
+    )
+    assert ensemble.scores["nlp"] == pytest.approx(-math.log(0.55))  # the members' mean
+    assert set(ensemble.reported) == {"tu", "du", "mi"}
+    gaussian, quantiles, samples, mixed = (e.encode() for e in examples[3:7])
     kinds = {}
     for name, data in [
         ("gaussian", gaussian),
@@ -210,12 +222,13 @@ def test_file_format_page_examples_are_valid_files(client, db):
     assert kinds["quantiles"].stats.mean[0] == pytest.approx(-0.25)
     assert kinds["samples"].has_samples
     assert len(kinds["mixed"].kind) == 4
-    assert "import numpy as np" in examples[5] and "save('predictions.txt'" in examples[6]
+    assert "import numpy as np" in examples[7] and "save('predictions.txt'" in examples[8]
 
 
 def test_file_format_numpy_snippets_write_valid_files(client, db, tmp_path, monkeypatch):
     """Run the page's numpy snippet and parse each file it writes."""
-    snippet = _examples(client.get(reverse("file_formats")).content.decode())[5]
+    snippet = _examples(client.get(reverse("file_formats")).content.decode())[7]
+    assert 'np.savetxt("predictions.txt", softmax(logits), fmt="%.6g")' in snippet
     rng = np.random.default_rng(1)
     n = 4
     written = []
@@ -230,7 +243,9 @@ def test_file_format_numpy_snippets_write_valid_files(client, db, tmp_path, monk
             "np",
             (),
             {
-                **{k: getattr(np, k) for k in ("ones_like", "column_stack", "empty", "full")},
+                **{
+                    k: getattr(np, k) for k in ("ones_like", "column_stack", "empty", "full", "exp")
+                },
                 "savetxt": staticmethod(capture),
             },
         ),
@@ -240,10 +255,41 @@ def test_file_format_numpy_snippets_write_valid_files(client, db, tmp_path, monk
         "a": np.array([0.1, 0.5, 0.9]),
         "q": np.sort(rng.normal(size=(n, 3)), axis=1),
         "s": rng.normal(size=(n, 5)),
+        "logits": 4 * rng.normal(size=(n, 3)),
+        "probs": rng.dirichlet(np.ones(3), size=(2, n)),  # 2 members, n examples, 3 classes
     }
     exec(snippet.replace("import numpy as np\n", ""), namespace)  # noqa: S102 - our own page
-    assert len(written) == 4
+    assert len(written) == 6
     scoring.read_classification(written[0], path="p.txt")
-    for data in written[1:]:
+    options = scoring.ScoringOptions(classes=3)
+    for data in written[1:3]:
+        evaluation = scoring.evaluate(data, np.zeros(n), task="multiclass", options=options)
+        assert evaluation.n == n
+    assert set(evaluation.reported) == {"tu", "du", "mi"}  # the ensemble's lines
+    for data in written[3:]:
         rows = scoring.read_regression(data, path="r.txt", targets=np.zeros(n))
         assert np.isfinite(rows.stats.mean).all()
+
+
+def test_file_format_page_says_how_the_largest_ensembles_fit_a_line(client, db):
+    """100 members of 1000 classes written with the page's "%.6g" exceed the 1 MiB line of
+    scoring.md section 1; the page names the limit and a format whose lines fit."""
+    text = html.unescape(client.get(reverse("file_formats")).content.decode())
+    assert "at most 1 MiB (1,048,576 bytes)" in text
+    assert 'fmt="%.3g"' in text
+    rng = np.random.default_rng(3)
+    members = rng.dirichlet(np.full(1000, 0.01), size=100)  # sharp: many tiny probabilities
+    members[:, :3] = [1.23456e-100, 1.23456e-10, 0.000123456]  # the longest spellings
+    members /= members.sum(axis=1, keepdims=True)
+    wide = " ".join(f"{p:.6g}" for p in members.ravel())
+    narrow = " ".join(f"{p:.3g}" for p in members.ravel())
+    assert len(wide) > 2**20 >= len(narrow)
+    options = scoring.ScoringOptions(classes=1000, allow_ensembles=True)
+    evaluation = scoring.evaluate(
+        (narrow + "\n").encode(), np.array([0.0]), task="multiclass", options=options
+    )
+    assert evaluation.n == 1 and set(evaluation.reported) == {"tu", "du", "mi"}
+    with pytest.raises(scoring.ScoringError, match=r"predictions:1: a line of \d+ bytes"):
+        scoring.evaluate(
+            (wide + "\n").encode(), np.array([0.0]), task="multiclass", options=options
+        )

@@ -47,8 +47,8 @@ def test_challenges_and_datasets(puc, site):
     datasets = puc("datasets", "live").out.splitlines()
     assert datasets[0] == "Live challenge (live): validation phase; submissions accept train, val"
     assert [line.split() for line in datasets[3:]] == [
-        ["coins", "classification", "6", "4", "-", "3"],
-        ["gaze", "regression", "6", "4", "-", "3"],
+        ["coins", "classification", "6", "4", "-", "3", "-"],
+        ["gaze", "regression", "6", "4", "-", "3", "-"],
     ]
 
 

@@ -2,6 +2,7 @@
 
 import io
 import zipfile
+from datetime import timedelta
 
 import pytest
 from django.utils import timezone
@@ -205,3 +206,59 @@ def test_submit_with_a_refused_token_sends_nothing(puc, site, environ, tmp_path)
         "puc: the token was refused: run `puc login`\n",
     )
     assert not Submission.objects.filter(is_baseline=False).exists()
+
+
+# --- A multiclass dataset (issue 26) --------------------------------------------------
+
+
+@pytest.fixture
+def shapes(running):
+    """4 classes, 24 validation rows; ``allow_ensembles`` as each test sets it."""
+    from tests.submissions.helpers import make_shapes
+
+    return make_shapes(running, now=running.start - timedelta(days=1))
+
+
+def _shapes_lines(rows: list[list[float]]) -> bytes:
+    return "".join(" ".join(f"{p:g}" for p in row) + "\n" for row in rows).encode()
+
+
+def test_validate_checks_a_multiclass_file_with_the_dataset_s_classes_and_ensembles(
+    puc, site, shapes, tmp_path
+):
+    """The width and the ensemble rule come from the API's facts: four classes, no
+    ensembles, whatever the first line of the file holds."""
+    shapes.allow_ensembles = False
+    shapes.save()
+    single, five = [0.7, 0.1, 0.1, 0.1], [0.6, 0.1, 0.1, 0.1, 0.1]
+    files = {"shapes_val_predict.txt": _shapes_lines([five] + [single] * 22 + [single * 2])}
+    result = puc("validate", "live", str(write(tmp_path / "out", files)))
+    assert result.code == errors.PROBLEMS, result
+    lines = result.out.splitlines()
+    assert lines[0].startswith("shapes_val_predict.txt:1: ") and "4" in lines[0]
+    assert any(line.startswith("shapes_val_predict.txt:24: ") for line in lines), lines
+    assert not any(":2:" in line for line in lines)
+    good = {"shapes_val_predict.txt": _shapes_lines([single] * 24)}
+    result = puc("validate", "live", str(write(tmp_path / "good", good)))
+    assert (result.code, result.out) == (
+        errors.OK,
+        "No problems found: the site would accept these files.\n",
+    )
+
+
+def test_submit_a_multiclass_ensemble_and_wait_for_its_scores(puc, site, shapes, tmp_path):
+    from tests.submissions.helpers import shapes_files
+
+    folder = write(tmp_path / "out", shapes_files(("val",), members=3))
+    result = puc("submit", "live", str(folder), "-m", "Deep ensemble", "--wait")
+    assert result.code == errors.OK, result
+    submission = Submission.objects.get(is_baseline=False)
+    assert submission.status == "scored" and submission.dataset == shapes
+    out = result.out.splitlines()
+    header = out[4].split()
+    assert header == ["split", "nlp", "brier", "01l", "ece", "rmsce", "sce", "ace"]
+    val = dict(zip(header[1:], out[6].split()[1:], strict=True))
+    nlp = submission.scores.get(split="val", loss="nlp").value
+    assert val["nlp"] == f"{nlp:.6g}"
+    reported = out[out.index("Reported, not ranked:") + 1].split()
+    assert reported == ["split", "tu", "du", "mi"]

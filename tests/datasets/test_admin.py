@@ -1,7 +1,10 @@
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+import scoring
 from datasets.models import Dataset, DatasetFile
 from tests.factories import dataset_admin_form, dataset_files, make_dataset
 
@@ -115,3 +118,120 @@ def test_the_admin_shows_the_settings_of_the_dataset_s_task_only(admin_client, c
     page = admin_client.get(reverse("admin:datasets_dataset_change", args=[classification.pk]))
     page = page.content.decode()
     assert "Regression options" not in page and 'name="allow_samples"' not in page
+
+
+# --- Multiclass datasets (issue 26) ----------------------------------------------------
+
+
+def _multiclass_form(challenge, files, **overrides) -> dict:
+    values = {"name": "cifar", "task": "multiclass", "classes": "4", "allow_ensembles": "on"}
+    return dataset_admin_form(challenge, files, **{**values, **overrides})
+
+
+def test_the_admin_shows_a_multiclass_dataset_its_own_settings(admin_client, challenge):
+    label = scoring.get_task("multiclass").label
+    added = admin_client.get(reverse("admin:datasets_dataset_add")).content.decode()
+    assert f"{label} options" in added and f"Only for {label.lower()} datasets." in added
+    assert 'name="classes"' in added and 'name="allow_ensembles"' in added
+    cifar = make_dataset(challenge, "cifar", task="multiclass", classes=4, sizes=(8, 4, 5))
+    page = admin_client.get(reverse("admin:datasets_dataset_change", args=[cifar.pk]))
+    page = page.content.decode()
+    assert 'name="classes"' in page and 'name="allow_ensembles"' in page
+    assert 'name="allow_samples"' not in page and "Regression options" not in page
+    gaze = make_dataset(challenge, "gaze", task="regression")
+    page = admin_client.get(reverse("admin:datasets_dataset_change", args=[gaze.pk]))
+    assert b'name="classes"' not in page.content and b'name="allow_ensembles"' not in page.content
+
+
+def test_adding_a_multiclass_dataset_checks_its_labels_against_the_classes(admin_client, challenge):
+    files = dataset_files("cifar", task="multiclass", classes=4, sizes=(8, 4, 5))
+    files["cifar_val_targets.txt"] = b"0\n3\n4\n1\n"
+    response = admin_client.post(
+        reverse("admin:datasets_dataset_add"), _multiclass_form(challenge, files)
+    )
+    assert response.status_code == 200
+    assert "cifar_val_targets.txt:3: class label 4 is outside 0..3" in response.content.decode()
+    assert not Dataset.objects.exists()
+    files["cifar_val_targets.txt"] = b"0\n3\n2\n1\n"
+    response = admin_client.post(
+        reverse("admin:datasets_dataset_add"), _multiclass_form(challenge, files)
+    )
+    assert response.status_code == 302
+    cifar = Dataset.objects.get()
+    assert (cifar.task, cifar.classes, cifar.allow_ensembles) == ("multiclass", 4, True)
+    assert (cifar.n_train, cifar.n_val, cifar.n_test) == (8, 4, 5)
+
+
+def test_a_multiclass_dataset_without_classes_is_refused_on_the_field(admin_client, challenge):
+    response = admin_client.post(
+        reverse("admin:datasets_dataset_add"), _multiclass_form(challenge, {}, classes="")
+    )
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert errors["classes"] == ["A multiclass dataset needs its number of classes (2 to 1000)."]
+    response = admin_client.post(
+        reverse("admin:datasets_dataset_add"), _multiclass_form(challenge, {}, classes="1001")
+    )
+    assert response.context["adminform"].form.errors["classes"] == [
+        "Ensure this value is less than or equal to 1000."
+    ]
+    assert not Dataset.objects.exists()
+
+
+def test_changing_the_task_shows_the_new_task_s_settings_before_saving(admin_client, challenge):
+    """The page posted showed regression's settings: the multiclass ones come back to be
+    given (classes) and checked (allow_ensembles, ticked as stored), then save."""
+    gaze = Dataset.objects.create(challenge=challenge, name="gaze", task="regression")
+    url = reverse("admin:datasets_dataset_change", args=[gaze.pk])
+    page = admin_client.get(url)
+    shown = page.context["adminform"].form["shown_settings"].value()
+    assert shown == "allow_samples min_quantile_gap nmse_normaliser"
+    data = dataset_admin_form(challenge, {}, task="multiclass", shown_settings=shown)
+    response = admin_client.post(url, data)
+    form = response.context["adminform"].form
+    assert form.errors["classes"] == [
+        "A multiclass dataset needs its number of classes (2 to 1000)."
+    ]
+    html = response.content.decode()
+    assert 'name="classes"' in html
+    assert re.search(r'<input type="checkbox" name="allow_ensembles"[^>]* checked', html)
+    resent = {
+        **data,
+        "classes": "10",
+        "allow_ensembles": "on",
+        "shown_settings": form["shown_settings"].value(),
+    }
+    assert admin_client.post(url, resent).status_code == 302
+    gaze.refresh_from_db()
+    assert (gaze.task, gaze.classes, gaze.allow_ensembles) == ("multiclass", 10, True)
+
+
+def test_fewer_classes_recheck_the_stored_targets(admin_client, challenge):
+    cifar = make_dataset(challenge, "cifar", task="multiclass", classes=4, sizes=(8, 4, 5))
+    url = reverse("admin:datasets_dataset_change", args=[cifar.pk])
+    initial = {f"files-{i}-id": f.pk for i, f in enumerate(cifar.files.all())}
+    management = {"files-TOTAL_FORMS": "6", "files-INITIAL_FORMS": "6", **initial}
+    response = admin_client.post(url, _multiclass_form(challenge, {}, classes="3", **management))
+    page = response.content.decode()
+    assert "The stored targets do not fit a multiclass dataset:" in page
+    assert "cifar_train_targets.txt:" in page and "is outside 0..2" in page
+    cifar.refresh_from_db()
+    assert cifar.classes == 4
+
+
+def test_more_classes_than_the_submission_limits_allow_are_refused(
+    admin_client, challenge, settings
+):
+    settings.SUBMISSION_MAX_UPLOAD_BYTES = 150  # 5 test rows × 4 classes × 5 bytes = 100
+    cifar = make_dataset(challenge, "cifar", task="multiclass", classes=4, sizes=(8, 4, 5))
+    url = reverse("admin:datasets_dataset_change", args=[cifar.pk])
+    initial = {f"files-{i}-id": f.pk for i, f in enumerate(cifar.files.all())}
+    management = {"files-TOTAL_FORMS": "6", "files-INITIAL_FORMS": "6", **initial}
+    response = admin_client.post(url, _multiclass_form(challenge, {}, classes="10", **management))
+    assert response.context["adminform"].form.errors["classes"] == [
+        'cifar: a test prediction file of 5 rows of 10 probabilities (np.savetxt with fmt="%.6g") '
+        "is about 250 bytes zipped, over the 150 bytes an upload may have: use fewer classes "
+        "or rows, or raise SUBMISSION_MAX_UPLOAD_BYTES"
+    ]
+    cifar.refresh_from_db()
+    assert cifar.classes == 4

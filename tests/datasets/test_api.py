@@ -7,6 +7,7 @@ import time_machine
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from scoring.upload_check import DatasetFacts
 from tests.factories import (
     AFTER,
     BEFORE_START,
@@ -107,3 +108,20 @@ def test_zip_refused_with_the_reason_until_the_rules_are_accepted(db):
     assert body["join_url"] == "http://testserver/challenges/demo/join/"
     detail = get(client, "/api/v1/challenges/demo/").json()
     assert detail["participation"]["missing"] == ["rules_acceptance"]
+
+
+def test_a_multiclass_dataset_s_facts_carry_its_classes_and_ensembles(challenge):
+    """What a local check of a multiclass prediction file needs (the puc client feeds
+    them to scoring.upload_check.DatasetFacts)."""
+    make_dataset(challenge, "shapes", task="multiclass", classes=4, allow_ensembles=False)
+    make_dataset(challenge, "gaze", task="regression")
+    body = get(APIClient(), "/api/v1/challenges/demo/").json()
+    shapes, gaze = sorted(body["datasets"], key=lambda d: d["name"] != "shapes")
+    assert (shapes["task"], shapes["classes"], shapes["allow_ensembles"]) == (
+        "multiclass",
+        4,
+        False,
+    )
+    assert (gaze["classes"], gaze["allow_ensembles"]) == (None, True)
+    facts = DatasetFacts.from_json(shapes)
+    assert facts.options.classes == 4 and facts.options.allow_ensembles is False

@@ -252,7 +252,7 @@ def test_rows_must_agree_across_a_split(folder):
 def test_changing_the_task_rechecks_unchanged_targets(folder):
     import_challenge(folder)
     (folder / "challenge.toml").write_text(
-        TOML.replace('task = "regression"', 'task = "classification"')
+        TOML.replace('task = "regression"\nmin_quantile_gap = 0.0', 'task = "classification"')
     )
     problems = _problems(folder)
     assert problems[0].startswith(
@@ -436,3 +436,147 @@ def test_the_public_part_cannot_change_once_the_test_phase_has_begun(folder):
     summary = import_challenge(folder, now=datetime(2004, 11, 21, tzinfo=UTC))
     assert "  public part changed: 0 entries queued to be scored again" in summary
     assert Challenge.objects.get().test_public_fraction == 0.3
+
+
+# --- Multiclass datasets (issue 26) ----------------------------------------------------
+
+MULTICLASS_TOML = """
+slug = "cifar"
+title = "Calibration under shift"
+start = 2004-11-10T00:00:00Z
+test_start = 2004-12-03T00:00:00Z
+deadline = 2004-12-10T23:59:59Z
+
+[datasets.shapes]
+task = "multiclass"
+classes = 4
+allow_ensembles = false
+log_base = 2
+"""
+
+
+@pytest.fixture
+def multiclass_folder(tmp_path):
+    files = dataset_files("shapes", task="multiclass", classes=4, sizes=(40, 24, 30), dim=5)
+    return write_challenge_folder(tmp_path / "cifar", MULTICLASS_TOML, {"shapes": files})
+
+
+@pytest.mark.django_db
+def test_import_a_multiclass_challenge(multiclass_folder):
+    summary = import_challenge(multiclass_folder)
+    assert summary[0] == "Created challenge 'cifar'"
+    shapes = Dataset.objects.get(challenge__slug="cifar")
+    assert (shapes.task, shapes.classes, shapes.allow_ensembles, shapes.log_base) == (
+        "multiclass",
+        4,
+        False,
+        2.0,
+    )
+    assert (shapes.input_dim, shapes.n_train, shapes.n_val, shapes.n_test) == (5, 40, 24, 30)
+    assert shapes.files.count() == 6 and shapes.effective_ranking_loss == "nlp"
+    # The options the site scores with, and allow_ensembles' default.
+    assert shapes.scoring_options.classes == 4
+    toml = MULTICLASS_TOML.replace("allow_ensembles = false\n", "")
+    (multiclass_folder / "challenge.toml").write_text(toml)
+    assert import_challenge(multiclass_folder)[1] == "  dataset shapes: no file changed"
+    shapes.refresh_from_db()
+    assert shapes.allow_ensembles is True
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "old, new, problem",
+    [
+        (
+            "classes = 4\n",
+            "",
+            "key 'classes' is missing: a multiclass dataset needs it (the number of classes, 2 to 1000)",
+        ),
+        (
+            "classes = 4",
+            "classes = 1",
+            "key 'classes': Ensure this value is greater than or equal to 2.",
+        ),
+        (
+            "classes = 4",
+            "classes = 1001",
+            "key 'classes': Ensure this value is less than or equal to 1000.",
+        ),
+        ("classes = 4", 'classes = "ten"', "key 'classes': expected an integer, found 'ten'"),
+        ("classes = 4", "classes = 4.0", "key 'classes': expected an integer, found 4.0"),
+        (
+            "allow_ensembles = false",
+            'allow_ensembles = "no"',
+            "key 'allow_ensembles': expected true or false, found 'no'",
+        ),
+        (
+            "allow_ensembles = false",
+            "allow_samples = false",
+            "key 'allow_samples' is a setting of regression datasets, not of a multiclass one; remove it",
+        ),
+        (
+            "log_base = 2",
+            'log_base = 2\nranking_loss = "nlpd"',
+            "key 'ranking_loss': expected one of nlp, brier, 01l, ece, rmsce, sce, ace for a "
+            "multiclass dataset, found 'nlpd'",
+        ),
+    ],
+)
+def test_bad_multiclass_settings_name_the_key(multiclass_folder, old, new, problem):
+    assert old in MULTICLASS_TOML
+    (multiclass_folder / "challenge.toml").write_text(MULTICLASS_TOML.replace(old, new, 1))
+    problems = _problems(multiclass_folder)
+    where = f"{multiclass_folder}/challenge.toml: [datasets.shapes]: "
+    assert any(p.startswith(where) and problem in p for p in problems), problems
+    assert not Challenge.objects.exists()
+
+
+@pytest.mark.django_db
+def test_classes_on_a_dataset_of_another_task_are_refused(folder):
+    (folder / "challenge.toml").write_text(
+        TOML.replace("log_base = 10", "log_base = 10\nclasses = 2")
+    )
+    assert _problems(folder) == [
+        f"{folder}/challenge.toml: [datasets.catalysis]: key 'classes' is a setting of "
+        "multiclass datasets, not of a classification one; remove it"
+    ]
+
+
+@pytest.mark.django_db
+def test_multiclass_labels_are_checked_against_the_classes(multiclass_folder):
+    shapes = multiclass_folder / "shapes"
+    (shapes / "shapes_val_targets.txt").write_bytes(b"0\n" * 10 + b"4\n" + b"1.5\n" + b"2\n" * 12)
+    problems = _problems(multiclass_folder)
+    assert problems[0] == f"{shapes}/shapes_val_targets.txt:11: class label 4 is outside 0..3"
+    assert problems[1].startswith(f"{shapes}/shapes_val_targets.txt:12: ")
+    assert len(problems) == 2 and not Challenge.objects.exists()
+
+
+@pytest.mark.django_db
+def test_fewer_classes_recheck_the_unchanged_targets(multiclass_folder):
+    import_challenge(multiclass_folder)
+    (multiclass_folder / "challenge.toml").write_text(
+        MULTICLASS_TOML.replace("classes = 4", "classes = 3")
+    )
+    problems = _problems(multiclass_folder)
+    train = f"{multiclass_folder}/shapes/shapes_train_targets.txt"
+    assert problems and all(p.startswith(f"{multiclass_folder}/shapes/shapes_") for p in problems)
+    assert any(p.startswith(f"{train}:") and "class label 3 is outside 0..2" in p for p in problems)
+    assert Dataset.objects.get().classes == 4
+
+
+@pytest.mark.django_db
+def test_a_ladder_challenge_refuses_a_multiclass_loss_without_terms(multiclass_folder):
+    toml = MULTICLASS_TOML.replace(
+        "deadline = 2004-12-10T23:59:59Z", 'deadline = 2004-12-10T23:59:59Z\nfeedback = "ladder"'
+    )
+    (multiclass_folder / "challenge.toml").write_text(toml + 'ranking_loss = "sce"\n')
+    problems = _problems(multiclass_folder)
+    assert len(problems) == 1
+    assert problems[0].startswith(
+        f"{multiclass_folder}/challenge.toml: [datasets.shapes]: key 'ranking_loss': "
+    )
+    assert "sce" in problems[0]
+    (multiclass_folder / "challenge.toml").write_text(toml + 'ranking_loss = "brier"\n')
+    import_challenge(multiclass_folder)
+    assert Dataset.objects.get().effective_ranking_loss == "brier"

@@ -1,7 +1,15 @@
-"""datasets.models: a save never writes an old generation back (GenerationField)."""
+"""datasets.models: a save never writes an old generation back (GenerationField); the
+multiclass settings and their constraints; the migrations hold the models."""
 
+import io
+
+import pytest
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.core.management import call_command
+from django.db import IntegrityError, transaction
 from django.db.models import F
 
+import scoring
 from datasets.models import Dataset
 
 
@@ -21,3 +29,57 @@ def test_an_insert_writes_the_generation_and_no_save_writes_it_again(challenge):
         assert _stored(dataset) == 8, update_fields
     stored = Dataset.objects.get(pk=dataset.pk)
     assert (stored.description, stored.generation) == ("edited", 8)
+
+
+# --- Multiclass settings (issue 26) ----------------------------------------------------
+
+
+def test_the_task_choices_are_the_scoring_registry_s():
+    choices = Dataset._meta.get_field("task").choices
+    assert choices == [(str(spec.name), spec.label) for spec in scoring.TASKS.values()]
+    assert "multiclass" in dict(choices)
+
+
+def test_classes_lie_in_2_to_1000_and_a_multiclass_dataset_needs_them(challenge):
+    """The database refuses what the forms and the import refuse first."""
+    for name, fields in [
+        ("one", {"task": "multiclass", "classes": 1}),
+        ("many", {"task": "multiclass", "classes": 1001}),
+        ("none", {"task": "multiclass"}),
+        ("binary", {"task": "classification", "classes": 0}),
+    ]:
+        with pytest.raises(IntegrityError), transaction.atomic():
+            Dataset.objects.create(challenge=challenge, name=name, **fields)
+    for classes in (2, 1000):
+        Dataset.objects.create(
+            challenge=challenge, name=f"c{classes}", task="multiclass", classes=classes
+        )
+    gaze = Dataset.objects.create(challenge=challenge, name="gaze", task="regression")
+    assert (gaze.classes, gaze.allow_ensembles) == (None, True)
+
+
+def test_full_clean_names_the_classes_field(challenge):
+    with pytest.raises(ValidationError) as raised:
+        Dataset(challenge=challenge, name="cifar", task="multiclass", classes=1001).full_clean()
+    assert raised.value.message_dict == {
+        "classes": ["Ensure this value is less than or equal to 1000."]
+    }
+    with pytest.raises(ValidationError) as raised:
+        Dataset(challenge=challenge, name="cifar", task="multiclass").full_clean()
+    assert raised.value.message_dict == {
+        NON_FIELD_ERRORS: ["A dataset of this task needs its number of classes."]
+    }
+
+
+def test_the_scoring_options_carry_the_multiclass_settings():
+    dataset = Dataset(task="multiclass", classes=10, allow_ensembles=False, log_base=2.0)
+    assert dataset.scoring_options == scoring.ScoringOptions(
+        log_base=2.0, classes=10, allow_ensembles=False
+    )
+    assert dataset.settings_template == "datasets/settings/multiclass.html"
+
+
+def test_the_migrations_hold_every_model_change(db):
+    out = io.StringIO()
+    call_command("makemigrations", "datasets", "--check", "--dry-run", stdout=out)
+    assert "No changes detected" in out.getvalue()

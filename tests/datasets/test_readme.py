@@ -103,3 +103,23 @@ def test_readme_without_description_has_no_empty_section(client, challenge):
     readme = _readme(client)
     assert "\n\n\n" not in readme
     assert readme.split("\n\n")[2].startswith("Files in this zip")
+
+
+@time_machine.travel(VALIDATION, tick=False)
+def test_readme_explains_the_multiclass_format_for_the_dataset_s_classes(client, challenge):
+    dataset = make_dataset(
+        challenge, "shapes", task="multiclass", classes=4, allow_ensembles=False, dim=3
+    )
+    readme = _readme(client, "shapes")
+    spec = dataset.task_spec
+    assert readme.startswith("shapes (Demo challenge)\n")
+    label = spec.label
+    assert f"{label} dataset of 4 classes (0 to 3), 3 inputs per example." in " ".join(
+        readme.split()
+    )
+    assert "Ranked by nlp" in readme
+    # The task's own paragraphs, for this dataset's options, and its targets' rule.
+    for paragraph in spec.format_help(dataset.scoring_options):
+        assert paragraph in readme
+    assert " ".join(spec.readme_targets.split()) in " ".join(readme.split())
+    assert "Flag 1" not in readme and "+1 or -1" not in readme

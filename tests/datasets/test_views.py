@@ -150,6 +150,15 @@ def test_a_classification_dataset_page_shows_no_regression_settings(client, chal
 
 
 @time_machine.travel(VALIDATION, tick=False)
+def test_a_multiclass_dataset_page_shows_its_classes_and_ensembles(client, challenge):
+    make_dataset(challenge, "shapes", task="multiclass", classes=4, allow_ensembles=False)
+    text = page_text(client.get(reverse("dataset_detail", args=["demo", "shapes"])))
+    assert "Classes 4 (targets 0 … 3 ; a prediction line holds 4 probabilities)" in text
+    assert "Ensemble lines (M·L numbers, M = 2 … 100 members) not allowed" in text
+    assert "Sample rows" not in text and "Ranking loss nlp" in text
+
+
+@time_machine.travel(VALIDATION, tick=False)
 def test_unreleased_files_leave_no_trace_for_participants(client, challenge):
     """Size, rows, columns, hash and even existence of a file stay hidden until its
     release: for ±1 targets the size alone is 2n + the number of negatives."""

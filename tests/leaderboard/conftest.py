@@ -13,7 +13,7 @@ from tests.factories import (
     make_dataset,
     make_user,
 )
-from tests.submissions.helpers import predictions
+from tests.submissions.helpers import make_shapes, predictions, shapes_files
 
 from .helpers import (
     INF,
@@ -144,6 +144,20 @@ def entries(waves, ada, grace, submit_zip, score_baseline):
         files = {"waves_val_predict.txt": gaussian_file(60, seed=seed)}
         made.append(submit_zip(user, challenge, files, now=AFTER, method=f"m{seed}"))
     return made
+
+
+@pytest.fixture
+def shapes_entries(challenge, ada, grace, submit_zip, score_baseline):
+    """A multiclass dataset (tests.submissions.helpers.make_shapes: 4 classes, 24
+    validation and 30 test rows) with its baseline, two of Ada's entries and one of
+    Grace's on both splits (single and ensemble lines mixed), made in the test phase."""
+    shapes = make_shapes(challenge)
+    made = [score_baseline(shapes, now=TEST_PHASE)]
+    for user, seed in ((ada, 1), (ada, 2), (grace, 3)):
+        files = shapes_files(("val", "test"), seed=seed, members=2 + seed)
+        made.append(submit_zip(user, challenge, files, now=TEST_PHASE, method=f"m{seed}"))
+    assert all(entry.status == Status.SCORED for entry in made)
+    return shapes, made
 
 
 @pytest.fixture

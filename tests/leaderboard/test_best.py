@@ -155,7 +155,7 @@ def test_best_view_reads_the_kept_table_and_respects_listing(catalysis, ada, gra
     import scoring
     from challenge_site.leaderboard.queries import Board, ranked_ids
 
-    board = Board(catalysis, "val", scoring.LOSSES["nlp"], best=True)
+    board = Board(catalysis, "val", scoring.get_loss(catalysis.task, "nlp"), best=True)
     shown = [row.entry.pk for row in boards.leaderboard_page(board=board).rows]
     assert first.pk not in shown
     services_refresh(catalysis, Submission.objects.get(pk=first.pk))

@@ -74,7 +74,7 @@ def _walk(board: Board, *, size: int) -> list[services.Page]:
     [("nlp", False), ("01l", False), ("lift", False), ("nlp", True), ("lift", True)],
 )
 def test_keyset_walk_equals_the_ranking_both_ways(catalysis, tied, sort, best):
-    board = Board(catalysis, "val", scoring.LOSSES[sort], best)
+    board = Board(catalysis, "val", scoring.get_loss(catalysis.task, sort), best)
     expected = ranked_ids(board)
     assert len(expected) > 10
     pages = _walk(board, size=4)
@@ -108,7 +108,7 @@ def test_deep_pages_follow_links_without_offset(catalysis, tied, ada, monkeypatc
     monkeypatch.setattr(services, "SHALLOW_PAGES", 1)
     for i in range(70):
         add_entry(catalysis, user=ada, created=at(100 + i), val=cls(2 + (i % 9) / 100, 0.5))
-    expected = ranked_ids(Board(catalysis, "val", scoring.LOSSES["nlp"]))
+    expected = ranked_ids(Board(catalysis, "val", scoring.get_loss(catalysis.task, "nlp")))
     client = Client()
     assert client.get(BOARD + "?page=2").status_code == 400  # past the shallow pages
     first = client.get(BOARD)
@@ -138,9 +138,9 @@ def test_api_walks_deep_pages_by_cursor(catalysis, tied, monkeypatch):
         add_entry(
             catalysis, user=users[i % 5], created=at(100 + i), val=cls(2 + (i % 20) / 100, 0.5)
         )
-    board = Board(catalysis, "val", scoring.LOSSES["nlp"], True)
+    board = Board(catalysis, "val", scoring.get_loss(catalysis.task, "nlp"), True)
     expected_best = ranked_ids(board)
-    everything = ranked_ids(Board(catalysis, "val", scoring.LOSSES["nlp"]))
+    everything = ranked_ids(Board(catalysis, "val", scoring.get_loss(catalysis.task, "nlp")))
     client = APIClient()
     url, ids, ranks, numbers = f"{API}?sort=nlp", [], [], []
     while url:

@@ -89,3 +89,30 @@ def test_the_csv_keeps_spreadsheet_formulas_inert(catalysis, ada):
     rows = csv_rows(Client().get(f"{BOARD}.csv"))
     assert rows[0]["method"] == "'=HYPERLINK(1)" and rows[1]["authors"] == "'@SUM(A1)"
     assert Client().get(f"{BOARD}.csv?sort=nope").status_code == 400
+
+
+def test_a_multiclass_csv_and_json_carry_every_loss_and_the_intervals_of_three(shapes_entries):
+    shapes, entries = shapes_entries
+    board = "/challenges/demo/datasets/shapes/leaderboard"
+    rows = csv_rows(Client().get(f"{board}.csv?split=val&sort=ace"))
+    losses = ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace"]
+    header = list(rows[0])
+    assert header[10:18] == [*losses, "nlp_gain_over_baseline_nats"]
+    assert [name for name in header if name.endswith("_vs_leader_lower")] == [
+        "nlp_vs_leader_lower",
+        "brier_vs_leader_lower",
+        "01l_vs_leader_lower",
+    ]
+    by_id = {int(row["submission"]): row for row in rows}
+    assert sorted(by_id) == sorted(s.pk for s in entries)
+    for submission in entries:
+        for score in submission.scores.filter(split="val"):
+            assert float(by_id[submission.pk][score.loss]) == pytest.approx(score.value, rel=1e-9)
+        assert by_id[submission.pk]["nlp_lower"] != ""
+    body = Client().get(f"/api/v1{board}/", {"split": "val", "sort": "sce"}).json()
+    assert [row["submission"] for row in body["results"]] == [
+        int(r["submission"]) for r in csv_rows(Client().get(f"{board}.csv?split=val&sort=sce"))
+    ]
+    first = body["results"][0]
+    assert list(first["scores"]) == losses
+    assert set(first["intervals"]) == {"nlp", "brier", "01l"}

@@ -3,6 +3,7 @@ the JSON and the CSV."""
 
 import csv
 import io
+import math
 
 import numpy as np
 import pytest
@@ -219,3 +220,34 @@ def test_intervals_are_null_while_being_computed(entries, waves, client):
     assert row["intervals"] == {"nlpd": None, "nmse": None, "crps": None}
     assert row["indistinguishable_from_leader"] == {"nlpd": None, "nmse": None, "crps": None}
     assert row["rank_interval"] is None
+
+
+def test_multiclass_intervals_for_the_losses_with_terms_only(shapes_entries):
+    """nlp, brier and 01l get the spec's intervals from their kept terms; ece, rmsce, sce
+    and ace, which have no per-example terms, none (scoring.md §5, §7)."""
+    shapes, entries = shapes_entries
+    assert [loss.name for loss in intervals.interval_losses(shapes.task)] == [
+        "nlp",
+        "brier",
+        "01l",
+    ]
+    seed = intervals.seed_for(shapes, "val")
+    kept = [
+        stored_terms.load(SplitResult.objects.get(submission=s, split="val").terms) for s in entries
+    ]
+    for loss in ("nlp", "brier", "01l"):
+        values = bootstrap.resample(
+            {loss: np.stack([terms[loss] for terms in kept], axis=1)}, seed=seed
+        )[loss]
+        own = bootstrap.intervals(values)
+        for i, submission in enumerate(entries):
+            row = _row(submission, loss)
+            assert row["lower"] == pytest.approx(own[i, 0], rel=1e-12, abs=1e-15), loss
+            assert row["upper"] == pytest.approx(own[i, 1], rel=1e-12, abs=1e-15), loss
+            assert row["lower"] <= row["value"] <= row["upper"]
+            assert row["tied_with_leader"] is not None
+    for loss in ("ece", "rmsce", "sce", "ace"):
+        for submission in entries:
+            row = _row(submission, loss)
+            assert row["value"] is not None and math.isfinite(row["value"])
+            assert all(row[field] is None for field in FIELDS), (loss, row)

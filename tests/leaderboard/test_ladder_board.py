@@ -81,3 +81,28 @@ def test_entries_that_are_not_listed_leave_the_board(board):
         entries["ada"].pk,
         entries["alan"].pk,
     ]
+
+
+def test_a_multiclass_dataset_under_the_ladder(challenge, ada, grace, submit_zip):
+    """The Ladder on a multiclass dataset's ranking loss (nlp, which has per-example
+    terms): one row per participant, the shown score of the pipeline's Ladder."""
+    from tests.factories import VALIDATION
+    from tests.submissions.helpers import make_shapes, shapes_files
+
+    challenge.feedback = "ladder"
+    challenge.save()
+    shapes = make_shapes(challenge)
+    made = {}
+    for user, seed in ((ada, 1), (ada, 2), (grace, 3)):
+        files = shapes_files(("val",), seed=seed)
+        made[seed] = submit_zip(user, challenge, files, now=VALIDATION, method=f"m{seed}")
+    parsed = services.parse_board(dataset=shapes, split="val", sort=None, view=None)
+    assert parsed.sort.name == "nlp"
+    rows = ladder_board.rows(parsed)
+    assert sorted(r.participant for r in rows) == ["Ada L.", "grace"]
+    grace_row = next(r for r in rows if r.participant == "grace")
+    score = Score.objects.get(submission=made[3], split="val", loss="nlp")
+    assert grace_row.submission == made[3].pk and score.ladder_accepted is True
+    assert math.isfinite(score.ladder_value) and abs(score.ladder_value - score.value) <= max(
+        score.ladder_precision, 1e-12
+    )

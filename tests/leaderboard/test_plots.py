@@ -63,7 +63,8 @@ def test_plot_is_cached_until_a_score_changes(catalysis, ada, django_assert_num_
 
 
 def test_many_entries_are_drawn_as_one_embedded_image():
-    ranking, point = scoring.LOSSES["nlp"], scoring.LOSSES["01l"]
+    ranking = scoring.get_loss("classification", "nlp")
+    point = scoring.get_loss("classification", "01l")
     few = scatter_svg(
         Points([(0.1, 0.2)] * 5, (0.4, 0.3), 0), ranking=ranking, point=point, title="t"
     )

@@ -85,7 +85,7 @@ def test_csv_reads_chunk_by_chunk(catalysis, monkeypatch):
     with CaptureQueriesContext(connection) as queries:
         response = Client().get(BOARD.rstrip("/") + ".csv?sort=nlp")
         lines = b"".join(response.streaming_content).decode().splitlines()
-    board = Board(catalysis, "val", scoring.LOSSES["nlp"])
+    board = Board(catalysis, "val", scoring.get_loss(catalysis.task, "nlp"))
     assert response.streaming and len(lines) == 1 + len(ranked_ids(board)) == 1 + 101 - 9
     sql = [q["sql"].upper() for q in queries.captured_queries]
     assert not any("OFFSET" in text for text in sql)

@@ -79,3 +79,24 @@ def test_results_queries_do_not_grow_with_submissions(
     # challenge, datasets, 5 per dataset (4 and whether final selections are in force)
     with django_assert_num_queries(12):
         assert Client().get(RESULTS).status_code == 200
+
+
+def test_a_multiclass_dataset_s_results_rank_by_nlp_with_01l_beside(shapes_entries):
+    """Final rankings of a multiclass dataset: each participant's best test entry by nlp
+    (Ada's better one of two), its gain over the class-frequency baseline and its 01l."""
+    shapes, (baseline, first, second, third) = shapes_entries
+    shapes.challenge.results_published = True
+    shapes.challenge.save()
+    response = Client().get(RESULTS)
+    assert response.status_code == 200
+    text = page_text(response)
+    assert "best 10 test entries by nlp" in text
+    html = response.content.decode()
+    table = html.split("<table")[1]
+    nlp = {s.pk: s.scores.get(split="test", loss="nlp").value for s in (first, second, third)}
+    for submission in (first, second, third, baseline):
+        assert f'href="/submissions/{submission.pk}/"' in table
+    best = min((first, second, third), key=lambda s: nlp[s.pk])
+    assert table.index(f"/submissions/{best.pk}/") < min(
+        table.index(f"/submissions/{s.pk}/") for s in (first, second, third) if s != best
+    )

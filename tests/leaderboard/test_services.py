@@ -21,13 +21,14 @@ REGRESSION = [loss.name for loss in scoring.losses_for("regression")]
 
 
 def board(dataset, sort, *, split="val", best=False) -> Board:
-    return Board(dataset, split, scoring.LOSSES[sort], best)
+    return Board(dataset, split, scoring.get_loss(dataset.task, sort), best)
 
 
 def expected_order(entries, sort: str) -> list[int]:
     """The rule, written out: listed entries by (n/a last, value, time, id)."""
-    loss = scoring.LOSSES[sort]
-    probabilistic = [n for n in entries[0][1] if scoring.LOSSES[n].probabilistic]
+    task = entries[0][0].dataset.task
+    loss = scoring.get_loss(task, sort)
+    probabilistic = [n for n in entries[0][1] if scoring.get_loss(task, n).probabilistic]
     listed = [
         (submission, scores)
         for submission, scores in entries
@@ -132,7 +133,7 @@ def test_point_only_entries_appear_only_under_point_losses(classification_entrie
     point_only = classification_entries[4][0]
     for sort in CLASSIFICATION:
         listed = point_only.pk in ranked_ids(board(catalysis, sort))
-        assert listed is (not scoring.LOSSES[sort].probabilistic), sort
+        assert listed is (not scoring.get_loss(catalysis.task, sort).probabilistic), sort
     text = Client().get("/challenges/demo/datasets/catalysis/leaderboard/?sort=01l").content
     assert b"point predictions</span>" in text
     text = Client().get("/challenges/demo/datasets/catalysis/leaderboard/?sort=nlp").content

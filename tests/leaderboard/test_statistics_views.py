@@ -157,3 +157,10 @@ def test_withdrawn_results_hide_the_statistics_again(history, published, ada):
 def test_an_unknown_challenge_is_404(db):
     assert Client().get("/challenges/nothing/statistics/").status_code == 404
     assert Client().get("/challenges/nothing/statistics/daily.svg").status_code == 404
+
+
+def test_a_multiclass_dataset_is_counted_with_its_task(shapes_entries, published):
+    text = page_text(Client().get(PAGE))
+    assert "shapes (multiclass) 0 0 3 2 0 0 3" in text
+    for svg in SVGS:
+        assert Client().get(svg).status_code == 200, svg

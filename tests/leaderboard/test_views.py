@@ -209,3 +209,33 @@ def test_api_and_signed_in_pages_take_constant_queries(
     client.force_login(ada)
     with django_assert_num_queries(10):  # + session, user and the challenges they organise
         assert client.get(URL).status_code == 200
+
+
+def test_every_multiclass_board_lists_the_entries_by_each_loss(shapes_entries, ada):
+    """The seven losses as columns, any of them a sort; the best per participant; the
+    forest plot of a loss with intervals (none for ece); the test split once published."""
+    shapes, entries = shapes_entries
+    url = "/challenges/demo/datasets/shapes/leaderboard/"
+    client = Client()
+    losses = ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace"]
+    for loss in losses:
+        response = client.get(url, {"split": "val", "sort": loss})
+        assert response.status_code == 200, loss
+        values = {s.pk: s.scores.get(split="val", loss=loss).value for s in entries}
+        ordered = sorted(entries, key=lambda s: (values[s.pk], s.pk))  # ties: the earlier
+        assert page_ids(response) == [s.pk for s in ordered], loss
+    text = page_text(client.get(url, {"split": "val"}))
+    assert "nlp ▲ Gain over baseline (nats) brier 01l ece rmsce sce ace" in text
+    assert "ece, rmsce, sce, ace have none" in text
+    best = client.get(url, {"split": "val", "view": "best"})
+    assert len(page_ids(best)) == 3  # the baseline, Ada's better entry, Grace's
+    forest = client.get(url + "forest.svg", {"split": "val", "sort": "brier"})
+    assert forest.status_code == 200 and forest["Content-Type"] == "image/svg+xml"
+    assert client.get(url + "forest.svg", {"split": "val", "sort": "ece"}).status_code == 404
+    scatter = client.get(url + "plot.svg", {"split": "val"})
+    assert scatter.status_code == 200  # nlp against 01l, the task's point loss
+    assert client.get(url, {"split": "test"}).status_code == 403  # not published
+    shapes.challenge.results_published = True
+    shapes.challenge.save()
+    published = client.get(url, {"split": "test", "sort": "sce"})
+    assert published.status_code == 200 and len(page_ids(published)) == 4

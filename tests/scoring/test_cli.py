@@ -369,6 +369,86 @@ def test_each_file_keeps_its_own_cap(files):
     assert lines[-1] == "... and 30 more problems"
 
 
+# --- multiclass (spec §7) -----------------------------------------------------------------
+
+MC = ["--task", "multiclass"]
+
+
+def test_multiclass_prints_the_seven_losses_then_the_ensembles_values(files):
+    pred = files("p.txt", ["0.7 0.2 0.1", "0.6 0.4 0 0.2 0.8 0", "0.25 0.25 0.5"])
+    targ = files("t.txt", ["0", "1", "2"])
+    proc = run("evaluate", pred, targ, *MC, "--classes", "3")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    shown = parse_output(proc.stdout)
+    assert list(shown) == ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace", "tu", "du", "mi"]
+    want = evaluate(pred, targ, task="multiclass", options=ScoringOptions(classes=3))
+    assert {k: float(v) for k, v in shown.items()} == {**want.scores, **want.reported}
+    # Without ensemble rows: the losses alone; without --classes: L from the first line.
+    single = files("s.txt", ["0.7 0.2 0.1", "0.1 0.8 0.1", "0.25 0.25 0.5"])
+    proc = run("evaluate", single, targ, *MC)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert list(parse_output(proc.stdout)) == ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace"]
+    rmsce = evaluate(single, targ, task="multiclass").scores["rmsce"]
+    assert run("evaluate", single, targ, "rmsce", *MC).stdout == f"{rmsce!r}\n"
+    proc = run("evaluate", single, targ, "lift", *MC)
+    assert proc.returncode == 2 and proc.stderr == (
+        f"scoring: lift is a classification loss, but {single} was scored as multiclass "
+        "(use --task to say otherwise)\n"
+    )
+
+
+def test_multiclass_files_as_tools_write_them(files):
+    rows = [[0.7, 0.2, 0.1], [0.1, 0.1, 0.8], [0.25, 0.5, 0.25]]
+    targ = files("t.txt", ["0", "2", "1"])
+    plain = files("plain.txt", [" ".join(map(str, r)) for r in rows])
+    crlf = files("crlf.txt", lines_of([" ".join(map(str, r)) for r in rows], crlf=True))
+    mat = files("m.txt", ["".join(f"{v:16.7e}" for v in r) for r in rows])
+    mat_targets = files("mt.txt", [f"{v:16.7e}" for v in (0, 2, 1)])
+    outputs = [
+        run("evaluate", p, t, *MC) for p, t in [(plain, targ), (crlf, targ), (mat, mat_targets)]
+    ]
+    assert all(proc.returncode == 0 and proc.stderr == "" for proc in outputs)
+    assert len({proc.stdout for proc in outputs}) == 1
+
+
+def test_multiclass_problems_on_stderr(files):
+    pred = files("p.txt", ["0.7 0.2 0.1 0.7 0.2 0.1", "0.9 0.9 0.918", "-0.5 1 0.5", "0.5 0.5"])
+    targ = files("t.txt", ["0", "1", "3", "1"])
+    proc = run("evaluate", pred, targ, *MC, "--classes", "3", "--no-ensembles")
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr.splitlines() == [
+        f"{targ}:3: class label 3 is outside 0..2",
+        f"{pred}:1: expected 3 probabilities (one per class), found 6: is this a 2-member "
+        "ensemble? this dataset does not accept ensembles",
+        f"{pred}:2: probabilities sum to 2.718, not 1: are these scores or logits? apply a softmax",
+        f"{pred}:3: expected probabilities between 0 and 1, found -0.5 (class 0)",
+        f"{pred}:4: expected 3 probabilities (one per class), found 2",
+    ]
+    proc = run("evaluate", pred, files("u.txt", ["0"] * 4), *MC, "--classes", "3")
+    assert proc.stderr.splitlines()[0] == (
+        f"{pred}:2: probabilities sum to 2.718, not 1: are these scores or logits? apply a softmax"
+    )
+    for bad in ("1", "1001", "x"):
+        proc = run("evaluate", pred, targ, *MC, "--classes", bad)
+        assert proc.returncode == 2
+        assert f"expected a number of classes from 2 to 1000, got '{bad}'" in proc.stderr
+
+
+def test_check_a_multiclass_zip(tmp_path):
+    good = _zip(tmp_path / "g.zip", {"cifar_val_predict.txt": b"0.5 0.5 0\n0 0 1\n"})
+    args = ["--dataset", "cifar", "--task", "multiclass", "--rows", "val=2", "--classes", "3"]
+    proc = run("check", good, *args)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    twice = _zip(tmp_path / "e.zip", {"cifar_val_predict.txt": b"0.5 0.5 0 0 0 1\n0 0 1\n"})
+    assert run("check", twice, *args).returncode == 0
+    proc = run("check", twice, *args, "--no-ensembles")
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == (
+        "cifar_val_predict.txt:1: expected 3 probabilities (one per class), found 6: is this a "
+        "2-member ensemble? this dataset does not accept ensembles\n"
+    )
+
+
 # --- python -m scoring check ZIP: a submission zip as the site checks it ----------------
 
 

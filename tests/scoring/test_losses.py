@@ -15,6 +15,10 @@ from scoring import (
     by_legacy_number,
     default_ranking_loss,
     evaluate,
+    find_loss,
+    get_loss,
+    get_task,
+    loss_names,
     losses_for,
     register,
 )
@@ -32,12 +36,32 @@ def test_the_registered_losses_in_display_order():
         "ece",
     ]
     assert [loss.name for loss in losses_for(Task.REGRESSION)] == ["nlpd", "nmse", "crps"]
-    assert set(LOSSES) == {"nlp", "01l", "lift", "brier", "ece", "nlpd", "nmse", "crps"}
+    names = ["nlp", "01l", "lift", "brier", "ece", "nlpd", "nmse", "crps"]
+    assert loss_names()[: len(names)] == names  # the binary task first, then regression
+
+
+def test_the_registry_is_keyed_by_task_and_name():
+    for (task, name), loss in LOSSES.items():
+        assert (task, name) == (loss.task, loss.name)
+        assert get_loss(task, name) is loss and find_loss(task, name) is loss
+    assert get_loss(Task.CLASSIFICATION, "nlp") is LOSSES[("classification", "nlp")]
+    assert set(loss_names()) == {name for _, name in LOSSES}
+    assert len(loss_names()) == len(set(loss_names()))
+
+
+def test_a_loss_of_another_task_is_not_found():
+    assert find_loss("regression", "nlp") is None
+    assert find_loss("classification", "crps") is None
+    message = r"the regression task has no loss 'nlp'; its losses are nlpd, nmse, crps"
+    with pytest.raises(ValueError, match=message):
+        get_loss("regression", "nlp")
+    with pytest.raises(ValueError, match="'ranking' is not a task"):
+        find_loss("ranking", "nlp")
 
 
 def test_point_losses_and_probabilistic_losses():
-    point = {name for name, loss in LOSSES.items() if not loss.probabilistic}
-    assert point == {"01l", "nmse"}
+    for task, expected in (("classification", ["01l"]), ("regression", ["nmse"])):
+        assert [loss.name for loss in losses_for(task) if not loss.probabilistic] == expected
 
 
 def test_legacy_numbers_of_the_2006_evaluate_py():
@@ -48,19 +72,37 @@ def test_legacy_numbers_of_the_2006_evaluate_py():
 def test_every_loss_describes_itself():
     for loss in LOSSES.values():
         assert loss.title and loss.reference and loss.description
-        assert loss.task in (Task.CLASSIFICATION, Task.REGRESSION)
+        assert get_task(loss.task).name == loss.task
 
 
 def test_registering_twice_is_refused():
-    nlp = LOSSES["nlp"]
-    with pytest.raises(ValueError, match="already registered"):
+    nlp = get_loss("classification", "nlp")
+    with pytest.raises(ValueError, match="the classification task already has a loss named 'nlp'"):
         register(**{f.name: getattr(nlp, f.name) for f in dataclasses.fields(Loss)})
-    assert LOSSES["nlp"] is nlp
+    assert get_loss("classification", "nlp") is nlp
+
+
+def test_the_same_name_may_serve_two_tasks():
+    # A regression "brier" beside the binary one: a different loss under the same name.
+    loss = register(
+        name="brier",
+        title="Brier of a regression",
+        task=Task.REGRESSION,
+        probabilistic=True,
+        compute=lambda c: 0.0,
+    )
+    try:
+        assert get_loss("regression", "brier") is loss
+        assert get_loss("classification", "brier") is not loss
+        assert loss_names().count("brier") == 1
+    finally:
+        del LOSSES[("regression", "brier")]
+    assert find_loss("regression", "brier") is None
 
 
 def test_losses_are_registered_with_keywords_only():
     with pytest.raises(TypeError):
-        register(LOSSES["nlp"])
+        register(get_loss("classification", "nlp"))
     with pytest.raises(TypeError):
         Loss("mae", "Mean absolute error", Task.REGRESSION, False, lambda c: 0.0)
 
@@ -83,15 +125,17 @@ def test_a_loss_that_would_clash_is_refused(fields, message):
             compute=lambda c: 0.0,
             **fields,
         )
-    assert "other" not in LOSSES
+    assert find_loss("classification", "other") is None
 
 
 def test_log_scale_and_default_ranking_losses():
-    assert {name for name, loss in LOSSES.items() if loss.log_scale} == {"nlp", "nlpd"}
-    assert default_ranking_loss("classification") is LOSSES["nlp"]
-    assert default_ranking_loss(Task.REGRESSION) is LOSSES["nlpd"]
-    assert LOSSES["nmse"].terms_key == "se" and LOSSES["crps"].terms_key == "crps"
-    assert LOSSES["lift"].terms is None and LOSSES["lift"].terms_key == ""
+    for task, expected in (("classification", "nlp"), ("regression", "nlpd")):
+        assert [loss.name for loss in losses_for(task) if loss.log_scale] == [expected]
+        assert default_ranking_loss(task) is get_loss(task, expected)
+    assert get_loss("regression", "nmse").terms_key == "se"
+    assert get_loss("regression", "crps").terms_key == "crps"
+    lift = get_loss("classification", "lift")
+    assert lift.terms is None and lift.terms_key == ""
 
 
 def test_a_new_loss_is_computed_with_no_other_change():
@@ -102,13 +146,13 @@ def test_a_new_loss_is_computed_with_no_other_change():
         probabilistic=False,
         compute=lambda c: float(np.max(np.abs(c.rows.stats.mean - c.targets))),
     )
-    assert LOSSES["max_abs_error"] is loss and loss.task is Task.REGRESSION
+    assert LOSSES[("regression", "max_abs_error")] is loss and loss.task is Task.REGRESSION
     try:
         result = evaluate(lines_of(["1 1 1", "1 5 2"]), arr(0.0, 1.0))
         assert result.scores["max_abs_error"] == 4.0
         assert list(result.scores) == ["nlpd", "nmse", "crps", "max_abs_error"]
     finally:
-        del LOSSES["max_abs_error"]
+        del LOSSES[("regression", "max_abs_error")]
     assert "max_abs_error" not in evaluate(lines_of(["1 1 1"]), arr(0.0)).scores
 
 

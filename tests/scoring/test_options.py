@@ -3,10 +3,18 @@ the names of the built-in tasks."""
 
 import math
 
+import numpy as np
 import pytest
 
 from scoring import ScoringError, ScoringOptions, evaluate, read_regression
-from scoring.options import MAX_LINE_NUMBERS, MAX_SAMPLES, NmseNormaliser, Task
+from scoring.options import (
+    MAX_CLASSES,
+    MAX_LINE_NUMBERS,
+    MAX_MEMBERS,
+    MAX_SAMPLES,
+    NmseNormaliser,
+    Task,
+)
 
 from .util import arr, lines_of
 
@@ -16,8 +24,10 @@ def test_the_defaults_are_the_2004_challenges():
     assert options.log_base == math.e and options.allow_samples
     assert options.min_quantile_gap == 0.0
     assert options.nmse_normaliser is NmseNormaliser.EVALUATED
-    assert [str(task) for task in Task] == ["classification", "regression"]
+    assert [str(task) for task in Task] == ["classification", "regression", "multiclass"]
     assert MAX_LINE_NUMBERS == MAX_SAMPLES + 1 == 1001
+    assert options.classes is None and options.allow_ensembles
+    assert (MAX_CLASSES, MAX_MEMBERS) == (1000, 100)
 
 
 @pytest.mark.parametrize(
@@ -29,6 +39,12 @@ def test_the_defaults_are_the_2004_challenges():
         ({"min_quantile_gap": -0.1}, "min_quantile_gap must be >= 0, got -0.1"),
         ({"min_quantile_gap": math.nan}, "min_quantile_gap must be >= 0, got nan"),
         ({"nmse_normaliser": "test"}, "'test' is not a valid NmseNormaliser"),
+        ({"classes": 1}, "classes must be a whole number from 2 to 1000, got 1"),
+        ({"classes": 1001}, "classes must be a whole number from 2 to 1000, got 1001"),
+        ({"classes": 2.5}, "classes must be a whole number from 2 to 1000, got 2.5"),
+        ({"classes": True}, "classes must be a whole number from 2 to 1000, got True"),
+        ({"classes": "10"}, "classes must be a whole number from 2 to 1000, got '10'"),
+        ({"classes": math.nan}, "classes must be a whole number from 2 to 1000, got nan"),
     ],
 )
 def test_impossible_options_are_refused(options, message):
@@ -53,3 +69,10 @@ def test_the_options_change_the_scores_and_the_checks():
         read_regression(
             samples, path="p", targets=targets, options=ScoringOptions(allow_samples=False)
         )
+
+
+def test_the_class_count_is_kept_as_an_int():
+    assert ScoringOptions(classes=np.int64(10)).classes == 10
+    assert type(ScoringOptions(classes=10.0).classes) is int
+    assert ScoringOptions(classes=2).classes == 2 and ScoringOptions(classes=1000).classes == 1000
+    assert ScoringOptions(allow_ensembles=0).allow_ensembles is False

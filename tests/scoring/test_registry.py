@@ -16,23 +16,42 @@ import numpy as np
 import pytest
 
 from scoring import LOSSES, Context, ScoringOptions, Task, compute_scores, read_regression
+from scoring.multiclass_rows import ClassRows
 
 from .util import lines_of, quantile_row
 
-ALL_LOSSES = pytest.mark.parametrize("loss", list(LOSSES.values()), ids=lambda loss: loss.name)
+ALL_LOSSES = pytest.mark.parametrize(
+    "loss", list(LOSSES.values()), ids=lambda loss: f"{loss.task}-{loss.name}"
+)
 BASES = (math.e, 2.0, 10.0)
 SEEDS = range(12)
+CLASSES = 4  # L of the multiclass cases
 
 
 # --- random cases ---------------------------------------------------------------------------
 
 
 def _targets(rng, task: Task, n: int) -> np.ndarray:
+    if task == Task.MULTICLASS:
+        t = rng.integers(0, CLASSES, n).astype(np.float64)
+        t[:2] = 0.0, 1.0  # two classes at least
+        return t
     if task == Task.CLASSIFICATION:
         t = np.where(rng.random(n) < rng.uniform(0.2, 0.8), 1.0, -1.0)
         t[:2] = 1.0, -1.0  # both classes (lift is n/a otherwise)
         return t
     return rng.normal(rng.normal(0, 3), rng.uniform(0.5, 4), n)
+
+
+def _class_probabilities(rng, n: int, style: str) -> np.ndarray:
+    """n rows of L = CLASSES probabilities: soft, tied (rows from a few vectors with equal
+    entries, some holding 0), or one-hot."""
+    if style == "soft":
+        return rng.dirichlet(np.ones(CLASSES), size=n)
+    if style == "ties":
+        rows = np.array([[0.25] * 4, [0.5, 0.5, 0, 0], [0, 0.4, 0.4, 0.2], [0.1, 0.1, 0.1, 0.7]])
+        return rows[rng.integers(0, len(rows), n)]
+    return np.eye(CLASSES)[rng.integers(0, CLASSES, n)]
 
 
 def _probabilities(rng, n: int, style: str) -> np.ndarray:
@@ -63,6 +82,9 @@ def _regression_lines(rng, t: np.ndarray, kinds) -> list[str]:
 def _context(task: Task, prediction, t: np.ndarray, options: ScoringOptions) -> Context:
     """A Context from p (classification) or prediction lines (regression, read as a file)."""
     t = np.asarray(t, dtype=np.float64)
+    if task == Task.MULTICLASS:
+        rows = ClassRows.single(np.asarray(prediction, dtype=np.float64))
+        return Context(task, t, options, multiclass=rows)
     if task == Task.CLASSIFICATION:
         return Context(task, t, options, p=np.asarray(prediction, dtype=np.float64))
     rows = read_regression(lines_of(list(prediction)), path="p.txt", targets=t, options=options)
@@ -72,6 +94,8 @@ def _context(task: Task, prediction, t: np.ndarray, options: ScoringOptions) -> 
 def _predictions(rng, task: Task, t: np.ndarray) -> list:
     """Several random predictions for targets ``t``, of every style or row type."""
     n = t.size
+    if task == Task.MULTICLASS:
+        return [_class_probabilities(rng, n, style) for style in ("soft", "ties", "hard")]
     if task == Task.CLASSIFICATION:
         return [_probabilities(rng, n, style) for style in ("soft", "ties", "hard")]
     return [
@@ -110,15 +134,23 @@ def _case(loss, seed: int, salt: int):
 # --- (a) the order of the examples does not matter ------------------------------------------
 
 
+# Losses whose value depends on the order of tied examples, by definition: ace cuts each
+# class's order "stably, by line on ties" (spec §7), so only untied predictions keep it.
+ORDER_ON_TIES = {(Task.MULTICLASS, "ace")}
+
+
 @ALL_LOSSES
 @pytest.mark.parametrize("seed", SEEDS)
 def test_shuffling_the_examples_keeps_the_value(loss, seed):
     rng, options, n, t = _case(loss, seed, 7001)
-    for prediction in _predictions(rng, loss.task, t):
+    predictions = _predictions(rng, loss.task, t)
+    if (loss.task, loss.name) in ORDER_ON_TIES:
+        predictions = predictions[:1]  # the soft ones: no two probabilities equal
+    for prediction in predictions:
         order = rng.permutation(n)
         shuffled = (
             prediction[order]
-            if loss.task == Task.CLASSIFICATION
+            if isinstance(prediction, np.ndarray)
             else [prediction[i] for i in order]
         )
         before = loss.compute(_context(loss.task, prediction, t, options))
@@ -136,6 +168,8 @@ def _perfect(task: Task, t: np.ndarray) -> list:
     at the target (a zero variance would give the nlpd its +inf, spec §3: perfect is the
     limit, not the point), and a sample of the target alone (nlpd n/a).
     """
+    if task == Task.MULTICLASS:
+        return [np.eye(CLASSES)[t.astype(int)]]
     if task == Task.CLASSIFICATION:
         return [(t == 1).astype(np.float64)]
     return [
@@ -168,6 +202,15 @@ def test_a_perfect_prediction_scores_no_worse_than_any_other(loss, seed):
 
 def _edge_cases(task: Task) -> list[tuple[object, np.ndarray]]:
     """Hand-made cases where a careless loss would give NaN or a numpy scalar."""
+    if task == Task.MULTICLASS:
+        uniform = np.full((4, CLASSES), 1 / CLASSES)
+        return [
+            (np.array([[0.1, 0.2, 0.3, 0.4]]), np.array([2.0])),  # n = 1
+            (np.array([[0.7, 0.1, 0.1, 0.1]] * 3), np.zeros(3)),  # one class
+            (np.array([[0.0, 1.0, 0, 0], [0.5, 0.5, 0, 0]]), np.array([0.0, 1.0])),  # nlp inf
+            (np.eye(CLASSES)[[0, 1, 1]], np.array([0.0, 1.0, 2.0])),  # hard
+            (uniform, np.array([0.0, 1.0, 2.0, 3.0])),  # every probability tied
+        ]
     if task == Task.CLASSIFICATION:
         return [
             (np.array([0.5]), np.array([1.0])),  # n = 1

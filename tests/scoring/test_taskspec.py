@@ -86,7 +86,7 @@ def classes():
         terms=_nlp_terms,
     )
     yield spec
-    del LOSSES["classes_nlp"]
+    del LOSSES[("classes", "classes_nlp")]
     del TASKS["classes"]
 
 
@@ -130,23 +130,34 @@ def test_a_task_without_inference_is_never_inferred(classes):
 
 
 def test_the_built_in_tasks_in_their_order():
-    assert list(TASKS) == ["classification", "regression"]
-    binary, regression = TASKS.values()
+    assert list(TASKS) == ["classification", "regression", "multiclass"]
+    binary, regression, multiclass = TASKS.values()
+    assert multiclass.name is Task.MULTICLASS and multiclass.inference is None
     assert get_task("regression") is regression and get_task(Task.CLASSIFICATION) is binary
     assert get_task(binary) is binary and binary.name is Task.CLASSIFICATION
     assert binary.inference.max_numbers == 1 and regression.inference == Inference()
     assert binary.inference.targets(arr(1, -1, 1)) and not binary.inference.targets(arr(1, 0))
     assert regression.inference.fallback and not binary.inference.fallback
-    assert all_settings() == ("allow_samples", "min_quantile_gap", "nmse_normaliser")
+    assert all_settings() == BUILT_IN_SETTINGS
+
+
+BUILT_IN_SETTINGS = (
+    "allow_samples",
+    "min_quantile_gap",
+    "nmse_normaliser",
+    "classes",
+    "allow_ensembles",
+)
 
 
 def test_all_settings_names_a_shared_setting_once(classes):
-    assert all_settings() == ("allow_samples", "min_quantile_gap", "nmse_normaliser")
+    assert all_settings() == BUILT_IN_SETTINGS
 
 
 def test_unknown_and_clashing_tasks_are_refused():
     with pytest.raises(
-        ValueError, match=r"'ranking' is not a task; the tasks are classification, regression"
+        ValueError,
+        match=r"'ranking' is not a task; the tasks are classification, regression, multiclass",
     ):
         get_task("ranking")
     with pytest.raises(ValueError, match="is not a task"):
@@ -156,4 +167,11 @@ def test_unknown_and_clashing_tasks_are_refused():
     fallback = type("Fallback", (Classes,), {"name": "other", "inference": Inference()})()
     with pytest.raises(ValueError, match="regression is already the task inferred"):
         scoring.register_task(fallback)
-    assert list(TASKS) == ["classification", "regression"]
+    assert list(TASKS) == ["classification", "regression", "multiclass"]
+
+
+def test_a_task_reports_nothing_beside_its_losses_and_resolves_no_option_by_default(classes):
+    result = evaluate(PREDICTIONS, TARGETS, task="classes")
+    assert result.reported == {}
+    options = scoring.ScoringOptions()
+    assert classes.resolve_options(PREDICTIONS, options, path="p") is options

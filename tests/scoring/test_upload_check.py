@@ -105,6 +105,23 @@ def test_classification_hints_and_the_dataset_options():
     assert lines[0].startswith("gaze_val_predict.txt:1: sample rows ('2 s1 ... sK') are not")
 
 
+def test_multiclass_files_are_checked_by_the_datasets_class_count_and_ensemble_rule():
+    cifar = DatasetFacts("cifar", "multiclass", {"val": 2}, classes=3, allow_ensembles=False)
+    assert cifar.options.classes == 3 and not cifar.options.allow_ensembles
+    assert check({"cifar_val_predict.txt": b"0.5 0.5 0\n0 0 1\n"}, datasets=[cifar]) == []
+    lines = check({"cifar_val_predict.txt": b"0.5 0.5 0 0 0 1\n1 0\n9 0 0\n"}, datasets=[cifar])
+    assert lines == [
+        "cifar_val_predict.txt:1: expected 3 probabilities (one per class), found 6: is this a "
+        "2-member ensemble? this dataset does not accept ensembles",
+        "cifar_val_predict.txt:2: expected 3 probabilities (one per class), found 2",
+        "cifar_val_predict.txt:3: expected 2 rows, one per target, found 3",
+        "cifar_val_predict.txt:3: expected probabilities between 0 and 1, found 9 (class 0)",
+    ]
+    facts = DatasetFacts.from_json(cifar.to_json())
+    assert facts == cifar and facts.to_json()["classes"] == 3
+    assert DatasetFacts.from_json({"name": "c", "task": "multiclass"}).options.classes is None
+
+
 def test_a_split_of_unknown_rows_is_not_checked():
     unknown = DatasetFacts("gaze", "regression", {"val": 4})
     assert check({"gaze_test_predict.txt": b"oops\n"}, datasets=[unknown]) == []

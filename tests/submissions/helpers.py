@@ -28,7 +28,63 @@ def probability_lines(rows: int, *, seed: int = 1) -> bytes:
     return "".join(f"{p:.6g}\n" for p in 0.05 + 0.9 * rng.random(rows)).encode()
 
 
-def predictions(name: str, splits=("val",), *, task="regression", seed=1) -> dict[str, bytes]:
+def class_probability_lines(
+    rows: int,
+    *,
+    classes: int,
+    members: int = 1,
+    seed: int = 1,
+    fmt: str = "%.6g",
+    mixed: bool = False,
+) -> bytes:
+    """Multiclass prediction lines: each example's ``members`` softmax vectors of
+    ``classes`` probabilities, one member after the other (members > 1: ensemble lines;
+    ``mixed``: every other line a single member's)."""
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(scale=1.5, size=(rows, members, classes))
+    probs = np.exp(logits) / np.exp(logits).sum(axis=2, keepdims=True)
+    lines = []
+    for i, row in enumerate(probs):
+        values = row[0] if mixed and i % 2 == 0 else row.reshape(-1)
+        lines.append(" ".join(fmt % value for value in values) + "\n")
+    return "".join(lines).encode()
+
+
+# A multiclass dataset of a few dozen rows (make_shapes): 4 classes, ensembles allowed.
+SHAPES_ROWS = {"train": 40, "val": 24, "test": 30}
+
+
+def make_shapes(challenge, **options):
+    """The multiclass dataset "shapes": 4 classes, 40 training, 24 validation and 30 test
+    rows of 5 inputs, every class among the training targets."""
+    from tests.factories import make_dataset
+
+    options.setdefault("classes", 4)
+    sizes = tuple(SHAPES_ROWS.values())
+    return make_dataset(challenge, "shapes", task="multiclass", sizes=sizes, dim=5, **options)
+
+
+def shapes_files(splits=("val",), *, seed: int = 1, members: int = 3) -> dict[str, bytes]:
+    """Prediction files for make_shapes: single and ensemble lines of ``members`` mixed."""
+    return {
+        f"shapes_{split}_predict.txt": class_probability_lines(
+            SHAPES_ROWS[split], classes=4, members=members, seed=seed + i, mixed=True
+        )
+        for i, split in enumerate(splits)
+    }
+
+
+def predictions(
+    name: str, splits=("val",), *, task="regression", seed=1, classes=None, members=1
+) -> dict[str, bytes]:
+    """Prediction files of a dataset of ``task`` (a multiclass one needs ``classes``)."""
+    if task == "multiclass":
+        return {
+            f"{name}_{split}_predict.txt": class_probability_lines(
+                ROWS[split], classes=classes, members=members, seed=seed
+            )
+            for split in splits
+        }
     lines = gaussian_lines if task == "regression" else probability_lines
     return {f"{name}_{split}_predict.txt": lines(ROWS[split], seed=seed) for split in splits}
 

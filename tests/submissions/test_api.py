@@ -253,3 +253,42 @@ def test_several_file_fields_share_one_size_limit(api_client, gaze, settings):
         response = api_client.post("/api/v1/submissions/", values, format="multipart")
     assert response.status_code == 400
     assert "the file is larger than 0.1 MB" in response.json()["file"][0]
+
+
+def test_a_multiclass_entry_s_scores_and_reported_values_follow_the_split_rules(
+    api_client, challenge, submit_zip, participant
+):
+    """Validation scores and tu/du/mi at once; the test split's only once the results
+    are published (before that, nothing of it: not a score, not a reported value)."""
+    import scoring
+    from challenge_site.submissions.evaluation import read_dataset_targets
+
+    from .helpers import make_shapes, shapes_files
+
+    shapes = make_shapes(challenge)
+    files = shapes_files(("val", "test"), members=2)
+    submission = submit_zip(participant, challenge, files, now=TEST_PHASE)
+    assert submission.status == Status.SCORED
+    targets = read_dataset_targets(shapes)
+    expected = {
+        split: scoring.evaluate(
+            files[f"shapes_{split}_predict.txt"],
+            targets[split],
+            task="multiclass",
+            options=shapes.scoring_options,
+            train_targets=targets["train"],
+        )
+        for split in ("val", "test")
+    }
+    with time_machine.travel(TEST_PHASE, tick=False):
+        body = api_client.get(f"{URL}{submission.pk}/").json()
+    assert set(body["scores"]) == {"val"} and set(body["reported"]) == {"val"}
+    assert body["scores"]["val"] == expected["val"].scores
+    assert body["reported"]["val"] == expected["val"].reported
+    assert body["decomposition"] == {}
+    challenge.results_published = True
+    with time_machine.travel(AFTER, tick=False):
+        challenge.save()
+        body = api_client.get(f"{URL}{submission.pk}/").json()
+    assert body["scores"]["test"] == expected["test"].scores
+    assert body["reported"]["test"] == expected["test"].reported

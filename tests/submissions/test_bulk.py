@@ -422,6 +422,19 @@ def test_the_scores_csv_of_real_submissions_matches_their_scores(
     assert stored and exported == stored
 
 
+def test_the_scores_csv_holds_every_multiclass_loss(challenge, participant, organiser, submit_zip):
+    from .helpers import make_shapes, shapes_files
+
+    make_shapes(challenge)
+    submission = submit_zip(participant, challenge, shapes_files(("val",)), now=VALIDATION)
+    rows = list(csv.DictReader(io.StringIO(body(web(organiser).get(CSV_URL)).decode())))
+    exported = {r["loss"]: r["value"] for r in rows if r["submission"] == str(submission.pk)}
+    assert list(exported) == ["01l", "ace", "brier", "ece", "nlp", "rmsce", "sce"]
+    assert exported == {
+        score.loss: repr(score.value) for score in submission.scores.filter(split="val")
+    }
+
+
 # --- The API's exports and the links to them ----------------------------------------------
 
 

@@ -5,6 +5,7 @@ in generic words, and every stored report is bounded."""
 import json
 import math
 
+import numpy as np
 import pytest
 
 import scoring
@@ -192,3 +193,99 @@ def test_error_reports_are_cut_to_20_kb_with_a_count_of_the_rest():
     assert bounded_report(lines[:3]) == lines[:3]
     (long,) = bounded_report(["a" * 50_000])
     assert len(long) == 1000 and long.endswith("…")
+
+
+# --- Multiclass (issue 26) -------------------------------------------------------------
+
+
+def test_a_multiclass_upload_is_scored_as_scoring_evaluate_scores_its_files(
+    challenge, participant, submit_zip
+):
+    """Single and ensemble lines mixed: the stored scores, terms and reported values are
+    those of scoring.evaluate on the same files, with the dataset's options."""
+    from challenge_site.submissions import terms as stored_terms
+    from challenge_site.submissions.evaluation import REPORTED_KEY, read_dataset_targets
+    from challenge_site.submissions.models import SplitResult
+
+    from .helpers import make_shapes, scores_of, shapes_files
+
+    shapes = make_shapes(challenge, log_base=2.0)
+    files = shapes_files(("train", "val"), members=3)
+    submission = submit_zip(participant, challenge, files, now=VALIDATION)
+    assert submission.status == Status.SCORED, submission.errors or submission.failure_detail
+    targets = read_dataset_targets(shapes)
+    stored = scores_of(submission)
+    for split in ("train", "val"):
+        expected = scoring.evaluate(
+            files[f"shapes_{split}_predict.txt"],
+            targets[split],
+            task="multiclass",
+            options=scoring.ScoringOptions(log_base=2.0, classes=4, allow_ensembles=True),
+            train_targets=targets["train"],
+        )
+        assert list(expected.scores) == ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace"]
+        assert stored[split] == expected.scores
+        result = SplitResult.objects.get(submission=submission, split=split)
+        assert set(expected.reported) == {"tu", "du", "mi"}
+        assert result.plot_data[REPORTED_KEY] == [list(item) for item in expected.reported.items()]
+        assert result.plot_data["ensemble"]["members"][1] == 3
+        kept = stored_terms.load(result.terms)
+        assert set(kept) == {"nlp", "brier", "01l"}
+        for loss in ("nlp", "brier", "01l"):
+            assert kept[loss].mean() == pytest.approx(expected.scores[loss], rel=1e-12)
+
+
+def test_the_multiclass_baseline_predicts_the_training_class_frequencies(
+    challenge, django_capture_on_commit_callbacks
+):
+    from challenge_site.submissions.evaluation import REPORTED_KEY, read_dataset_targets
+    from challenge_site.submissions.models import SplitResult
+    from challenge_site.submissions.services import refresh_baseline
+
+    from .helpers import make_shapes, scores_of
+
+    shapes = make_shapes(challenge)
+    with django_capture_on_commit_callbacks(execute=True):
+        baseline = refresh_baseline(dataset=shapes, now=VALIDATION)
+    baseline.refresh_from_db()
+    assert baseline.status == Status.SCORED
+    targets = read_dataset_targets(shapes)
+    frequencies = np.bincount(targets["train"].astype(int), minlength=4) / targets["train"].size
+    line = " ".join(repr(float(p)) for p in frequencies) + "\n"
+    for split in ("train", "val", "test"):
+        by_hand = scoring.evaluate(
+            (line * targets[split].size).encode(),
+            targets[split],
+            task="multiclass",
+            options=shapes.scoring_options,
+        )
+        expected = scoring.baseline(
+            targets["train"], targets[split], task="multiclass", options=shapes.scoring_options
+        )
+        assert scores_of(baseline)[split] == expected.scores
+        for loss, value in by_hand.scores.items():
+            assert expected.scores[loss] == pytest.approx(value, rel=1e-12, abs=1e-15), loss
+        result = SplitResult.objects.get(submission=baseline, split=split)
+        assert REPORTED_KEY not in result.plot_data  # no ensemble lines
+
+
+def test_a_multiclass_file_is_checked_with_the_dataset_s_classes_and_ensemble_rule(
+    challenge, participant, submit_zip, target_reads
+):
+    """Four classes and no ensembles, whatever the file's first line holds; found before
+    any target is read, each bad line named."""
+    from .helpers import make_shapes
+
+    make_shapes(challenge, allow_ensembles=False)
+    single, five = "0.7 0.1 0.1 0.1\n", "0.6 0.1 0.1 0.1 0.1\n"
+    lines = five + single * 22 + single.strip() + " " + single
+    submission = submit_zip(
+        participant, challenge, {"shapes_val_predict.txt": lines.encode()}, now=VALIDATION
+    )
+    assert submission.status == Status.INVALID
+    assert [line.split(": ")[0] for line in submission.errors] == [
+        "shapes_val_predict.txt:1",
+        "shapes_val_predict.txt:24",
+    ], submission.errors
+    assert "4" in submission.errors[0]
+    assert target_reads == []

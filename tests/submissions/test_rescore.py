@@ -142,7 +142,7 @@ def registered_loss():
     try:
         yield loss
     finally:
-        del scoring.LOSSES[loss.name]
+        del scoring.LOSSES[(loss.task, loss.name)]
 
 
 def _targets(dataset, split):
@@ -174,7 +174,7 @@ def test_added_loss_fills_in_on_rescore(
             page = client.get(f"/submissions/{first.pk}/").content.decode()
         assert "added after this submission was scored" not in page
         assert '<abbr title="Mean absolute error">mae</abbr>' in page
-    assert "mae" not in scoring.LOSSES
+    assert scoring.find_loss("regression", "mae") is None
 
 
 def test_rescore_command_filters_and_complains(

@@ -100,6 +100,46 @@ def test_a_classification_entry_page_explains_its_reliability_diagram(
     assert "PIT histogram" not in text
 
 
+def test_a_multiclass_entry_page_shows_its_reported_values_of_visible_splits_only(
+    client, challenge, participant, submit_zip
+):
+    """tu, du and mi beside the validation scores at once; nothing of the test split's
+    (scores, reported values, pictures) until the results are published."""
+    from tests.factories import TEST_PHASE
+
+    from .helpers import make_shapes, shapes_files
+
+    make_shapes(challenge)
+    submission = submit_zip(
+        participant, challenge, shapes_files(("val", "test"), members=2), now=TEST_PHASE
+    )
+    reported = {
+        result.split: dict(result.plot_data["reported"])
+        for result in submission.split_results.all()
+    }
+    with time_machine.travel(TEST_PHASE, tick=False):
+        page = client.get(f"/submissions/{submission.pk}/")
+    assert page.status_code == 200
+    html, text = page.content.decode(), page_text(page)
+    assert "Reported beside the losses, not ranked: tu = " in text
+    assert text.count("Reported beside the losses") == 1
+    assert f'title="{reported["val"]["mi"]!r}"' in html
+    assert f'title="{reported["test"]["mi"]!r}"' not in html
+    assert "scores hidden until the results are published" in text
+    assert f"/submissions/{submission.pk}/plots/val/" in html  # the val pictures
+    assert f"/submissions/{submission.pk}/plots/test" not in html
+    with time_machine.travel(TEST_PHASE, tick=False):
+        hidden = client.get(f"/submissions/{submission.pk}/plots/test/confusion.svg")
+    assert hidden.status_code in (403, 404)
+    challenge.results_published = True
+    with time_machine.travel(AFTER, tick=False):
+        challenge.save()
+        page = client.get(f"/submissions/{submission.pk}/")
+    html, text = page.content.decode(), page_text(page)
+    assert text.count("Reported beside the losses") == 2
+    assert f'title="{reported["test"]["mi"]!r}"' in html
+
+
 def test_form_errors_come_back_with_status_400(logged_in, gaze):
     response = logged_in.post(SUBMIT, form_data(gaze.challenge, b"", method=""))
     assert response.status_code == 400

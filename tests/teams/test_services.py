@@ -48,14 +48,14 @@ def test_best_per_participant_ranks_a_team_once_under_its_name(
     loss = gaze.effective_ranking_loss
     import scoring
 
-    board = queries.Board(gaze, "val", scoring.LOSSES[loss], best=True)
+    board = queries.Board(gaze, "val", scoring.get_loss(gaze.task, loss), best=True)
     ids = queries.ranked_ids(board)
     entries = queries.pivot(board, ids)
     named = [e.participant for e in entries if not e.is_baseline]
     assert sorted(named) == ["Gaze (Zadrozny, B & Langford, J)", "cy"]
     every = queries.pivot(
-        queries.Board(gaze, "val", scoring.LOSSES[loss]),
-        queries.ranked_ids(queries.Board(gaze, "val", scoring.LOSSES[loss])),
+        queries.Board(gaze, "val", scoring.get_loss(gaze.task, loss)),
+        queries.ranked_ids(queries.Board(gaze, "val", scoring.get_loss(gaze.task, loss))),
     )
     assert [e.participant for e in every if not e.is_baseline].count(
         "Gaze (Zadrozny, B & Langford, J)"

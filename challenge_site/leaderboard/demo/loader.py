@@ -116,7 +116,9 @@ def read_file(dataset: Dataset, split: str, kind: str) -> np.ndarray:
         data = handle.read()
     if kind == Kind.INPUTS:
         return scoring.read_inputs(data, path=datafile.filename)
-    return scoring.read_targets(data, path=datafile.filename, task=dataset.task)
+    return scoring.read_targets(
+        data, path=datafile.filename, task=dataset.task, options=dataset.scoring_options
+    )
 
 
 def _zip(files: dict[str, bytes]) -> SimpleUploadedFile:
@@ -129,7 +131,7 @@ def _zip(files: dict[str, bytes]) -> SimpleUploadedFile:
 
 class Files:
     """A dataset's arrays, read once; targets as the task's demo methods learn them
-    (classes as 0/1)."""
+    (binary classes as 0/1, multiclass labels as integers)."""
 
     def __init__(self, dataset: Dataset):
         self.dataset = dataset
@@ -159,6 +161,7 @@ class Files:
 def predictions(files: Files, plan: Plan) -> dict[str, bytes]:
     dataset = files.dataset
     x, y = files.training(plan.phase)
+    options = dataset.scoring_options
     result = {}
     for split in plan.splits:
         seed = zlib.crc32(f"{dataset.challenge.slug}/{dataset.name}/{plan.method.title}".encode())
@@ -168,6 +171,9 @@ def predictions(files: Files, plan: Plan) -> dict[str, bytes]:
             files.get(split, Kind.INPUTS),
             np.random.default_rng([seed, zlib.crc32(f"{plan.phase}/{split}".encode())]),
             dataset.min_quantile_gap,
+            # A multiclass dataset's L (None elsewhere): a class missing from the training
+            # targets still gets its column.
+            options.classes,
         )
         result[f"{dataset.name}_{split}_predict.txt"] = plan.method.predict(data)
     return result

@@ -7,7 +7,10 @@ from django.test import Client
 
 from challenge_site.leaderboard import services
 from challenge_site.leaderboard.demo import loader
-from challenge_site.submissions.models import Status, Submission
+from challenge_site.submissions.evaluation import REPORTED_KEY
+from challenge_site.submissions.models import SplitResult, Status, Submission
+from challenge_site.submissions.services import refresh_baseline
+from tests.factories import make_challenge, make_dataset
 from tests.pages import page_text
 
 
@@ -75,3 +78,39 @@ def test_plans_follow_the_clock(demo):
     assert all(challenge.start < p.when < challenge.test_start for p in plans[:3])
     assert all(challenge.test_start < p.when < challenge.deadline for p in plans[3:6])
     assert plans[-1].when > challenge.deadline
+
+
+def test_a_multiclass_dataset_gets_its_entries_and_the_ensemble_its_uncertainties(
+    db, django_capture_on_commit_callbacks
+):
+    challenge = make_challenge(slug="cifar10c", results_published=True)
+    dataset = make_dataset(
+        challenge, "clusters10", task="multiclass", classes=10, sizes=(300, 80, 100), seed=6
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        refresh_baseline(dataset=dataset, now=challenge.start)
+    run(django_capture_on_commit_callbacks, "cifar10c")
+    entries = Submission.objects.filter(dataset=dataset, is_baseline=False)
+    assert entries.count() == 4 * 2 + 1
+    assert set(entries.values_list("status", flat=True)) == {Status.SCORED}
+
+    board = services.parse_board(dataset=dataset, split="test", sort="nlp", view=None)
+    rows = {row.entry.method: row for row in services.leaderboard_page(board=board).rows}
+    probabilistic = [
+        "Softmax regression",
+        "Ensemble of 5 softmax regressions",
+        "Temperature-scaled softmax regression",
+        "Linear softmax regression",
+    ]
+    assert set(probabilistic) < set(rows) and "Hard k-NN vote" not in rows
+    # Four different models: four different calibration errors and log losses.
+    assert len({rows[m].value("ece") for m in probabilistic}) == 4
+    assert len({rows[m].value("nlp") for m in probabilistic}) == 4
+    hard = entries.get(method="Hard k-NN vote", phase="test")
+    assert SplitResult.objects.get(submission=hard).non_probabilistic
+
+    ensemble = entries.get(method="Ensemble of 5 softmax regressions", phase="test")
+    reported = dict(SplitResult.objects.get(submission=ensemble).plot_data[REPORTED_KEY])
+    assert set(reported) == {"tu", "du", "mi"} and reported["mi"] > 0
+    single = entries.get(method="Softmax regression", phase="test")
+    assert REPORTED_KEY not in SplitResult.objects.get(submission=single).plot_data

@@ -14,7 +14,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "slugs",
             nargs="*",
-            default=["epuc", "covshift", "probing"],
+            default=["epuc", "covshift", "probing", "cifar10c"],
             help="challenges (default: the demos)",
         )
 

@@ -1,0 +1,137 @@
+"""scoring.multiclass_ace: ace's ranges of each class's stable order, ties included, on both
+paths, against the definition written out with a stable argsort and np.array_split."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from scoring import multiclass as mc
+from scoring import multiclass_ace
+from scoring.multiclass_ace import ace_gaps, ace_ranges
+
+
+def _by_definition(probs, y) -> float:
+    """Spec §7 as written: stable order by p_k, np.array_split into min(n, 15) ranges."""
+    n, n_classes = probs.shape
+    parts = []
+    for k in range(n_classes):
+        order = np.argsort(probs[:, k], kind="stable")
+        for r in np.array_split(order, min(n, 15)):
+            parts.append(abs(np.mean(y[r] == k) - np.mean(probs[r, k])))
+    return math.fsum(parts) / len(parts)
+
+
+@pytest.mark.parametrize("n", [1, 2, 14, 15, 16, 29, 31, 1000])
+def test_the_ranges_are_array_splits(n):
+    bounds = ace_ranges(n)
+    sizes = [part.size for part in np.array_split(np.arange(n), min(n, 15))]
+    assert np.diff(bounds).tolist() == sizes and bounds[0] == 0 and bounds[-1] == n
+
+
+# Sixteen examples, L = 2: 16 = 15 + 1, so the first range of each order holds two examples
+# and every other range one. p0 = 0.2 is held by lines 3, 7 and 12 (y = 1, 1, 0): in the
+# stable order lines 3 and 7 fill the first range and line 12 is alone in the second.
+P0 = [0.9, 0.8, 0.7, 0.2, 0.6, 0.55, 0.65, 0.2, 0.75, 0.85, 0.95, 0.4, 0.2, 0.3, 0.45, 0.35]
+Y16 = [0, 0, 1, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 0]
+# Class 0, ranges in order: {3, 7}: |0 − 0.2|; {12}: |1 − 0.2|; then one line each:
+# 13 .3, 15 .65, 11 .6, 14 .45, 5 .55, 4 .4, 6 .35, 2 .7, 8 .25, 1 .2, 9 .85, 0 .1, 10 .05
+CLASS_0 = (
+    0.2 + 0.8 + 0.3 + 0.65 + 0.6 + 0.45 + 0.55 + 0.4 + 0.35 + 0.7 + 0.25 + 0.2 + 0.85 + 0.1 + 0.05
+)
+# Class 1 (p1 = 1 − p0, so the reverse order): {10, 0}: |0 − (0.05 + 0.1)/2|; then
+# 9 .85, 1 .2, 8 .25, 2 .7, 6 .35, 4 .4, 5 .55, 14 .45, 11 .6, 15 .65, 13 .3, and the tied
+# 0.8 of lines 3, 7, 12 one range each: .2, .2, .8
+CLASS_1 = (
+    0.075 + 0.85 + 0.2 + 0.25 + 0.7 + 0.35 + 0.4 + 0.55 + 0.45 + 0.6 + 0.65 + 0.3 + 0.2 + 0.2 + 0.8
+)
+
+
+def test_ties_across_a_cut_are_taken_in_line_order_by_hand(no_native):
+    probs = np.column_stack([P0, 1.0 - np.array(P0)])
+    y = np.array(Y16)
+    want = (CLASS_0 + CLASS_1) / 30  # (1/(R·L)), R = 15
+    assert want == pytest.approx(13.025 / 30, rel=1e-15)
+    assert mc.ace(probs, y) == pytest.approx(want, rel=1e-12)
+    with no_native():
+        assert mc.ace(probs, y) == pytest.approx(want, rel=1e-12)
+    # Lines 12, 3, 7 in that order instead (as an unstable sort might leave them): the first
+    # range would hold lines 12 and 3, |0.5 − 0.2| + |0 − 0.2| = 0.5 where line order gives 1.0.
+    assert _by_definition(probs, y) == pytest.approx(want, rel=1e-12)
+
+
+def _tied_case(rng, n: int, n_classes: int, digits: int):
+    probs = np.round(rng.dirichlet(np.full(n_classes, 0.5), size=n), digits)
+    probs[:, -1] = np.maximum(0.0, 1.0 - probs[:, :-1].sum(axis=1))
+    probs /= probs.sum(axis=1, keepdims=True)
+    return probs, rng.integers(0, n_classes, n)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_ace_is_the_stable_sort_definition_on_both_paths(seed, no_native):
+    rng = np.random.default_rng([seed, 15])
+    n = int(rng.integers(1, 200))
+    n_classes = int(rng.integers(1, 7))
+    probs, y = _tied_case(rng, n, n_classes, digits=int(rng.integers(0, 4)))
+    if seed % 4 == 0:
+        probs = rng.dirichlet(np.ones(n_classes), size=n)  # no ties
+    want = _by_definition(probs, y)
+    assert mc.ace(probs, y) == pytest.approx(want, rel=1e-12, abs=1e-15)
+    with no_native():
+        assert mc.ace(probs, y) == pytest.approx(want, rel=1e-12, abs=1e-15)
+
+
+def test_negative_zero_is_zero(no_native):
+    """-0.0 (a file may write "-0") ties with 0.0 in value and so in line order."""
+    probs = np.array([[0.0, 1.0]] * 9 + [[-0.0, 1.0]] * 9 + [[0.5, 0.5]] * 2)
+    y = np.array([0, 1] * 10)
+    want = _by_definition(probs, y)
+    assert mc.ace(probs, y) == pytest.approx(want, rel=1e-12)
+    with no_native():
+        assert mc.ace(probs, y) == pytest.approx(want, rel=1e-12)
+
+
+def test_a_large_tied_file_over_threads(monkeypatch, no_native):
+    """Past THREADED_SIZE the classes are shared out among threads: the same gaps."""
+    rng = np.random.default_rng(7)
+    probs, y = _tied_case(rng, 300_000, 4, digits=2)
+    assert probs.size >= multiclass_ace.THREADED_SIZE
+    threaded, sizes = ace_gaps(probs, y)
+    monkeypatch.setattr(multiclass_ace, "MAX_THREADS", 1)
+    alone, _ = ace_gaps(probs, y)
+    with no_native():
+        plain, _ = ace_gaps(probs, y)
+    assert np.array_equal(threaded, alone)
+    np.testing.assert_allclose(plain, alone, rtol=1e-12, atol=1e-15)
+    # Class 0 by the definition: the stable order's ranges.
+    order = np.argsort(probs[:, 0], kind="stable")
+    parts = [abs(np.mean(y[r] == 0) - np.mean(probs[r, 0])) for r in np.array_split(order, 15)]
+    np.testing.assert_allclose(alone[0], parts, rtol=1e-9, atol=1e-15)
+    assert sizes.tolist() == [20_000] * 15
+
+
+def test_parts_run_serially_when_no_thread_can_start(monkeypatch):
+    """Near a worker's thread limit starting a thread raises RuntimeError: in_parts then
+    runs the parts itself, one after another, with the same gaps."""
+    started = []
+
+    class NoThreads(multiclass_ace.ThreadPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):
+            if started:  # the first part starts, the second cannot
+                raise RuntimeError("can't start new thread")
+            started.append(args)
+            return super().submit(fn, *args, **kwargs)
+
+    rng = np.random.default_rng(8)
+    probs, y = _tied_case(rng, 300_000, 4, digits=2)
+    threaded, _ = ace_gaps(probs, y)
+    monkeypatch.setattr(multiclass_ace.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(multiclass_ace, "ThreadPoolExecutor", NoThreads)
+    serial, _ = ace_gaps(probs, y)
+    assert started == [(0,)]
+    assert np.array_equal(serial, threaded)
+    started.clear()
+    assert multiclass_ace.in_parts(lambda part: part * 10, 2, size=1 << 30) == [0, 10]
+    assert started == [(0,)]
