@@ -98,7 +98,8 @@ def test_the_installed_client_end_to_end(stack, challenge, cli_user, puc, tmp_pa
     assert any(line.split()[:2] == ["stack", "validation"] for line in listing.out.splitlines())
     datasets = puc("datasets", "stack")
     rows = {line.split()[0]: line.split()[1:] for line in datasets.out.splitlines()[3:]}
-    assert rows["sines"] == ["regression", "200", "100", "-", "3"]
+    # (the last column, classes, only for a multiclass dataset)
+    assert rows["sines"] == ["regression", "200", "100", "-", "3", "-"]
     assert rows["coins"][0] == "classification"
 
     # Download a dataset's zip, with a progress bar (forced: stderr is a pipe here).
