@@ -15,7 +15,7 @@ from django.core.cache import cache
 from matplotlib.figure import Figure
 
 from .models import SplitResult
-from .plots import CACHE_SECONDS, COLOUR, IDEAL, to_svg
+from .plots import CACHE_SECONDS, COLOUR, IDEAL, count_bars, to_svg
 
 GAP = "#c0392b"
 DATA = "#1f5fbf"
@@ -73,15 +73,7 @@ def top_label_svg(top_label: dict, *, title: str) -> str:
     # Below the figure: inside the axes it would hide the bars of sparse low-confidence bins.
     figure.legend(loc="outside lower center", ncols=3, fontsize=8, frameon=False)
     top.grid(alpha=0.3)
-    bottom.bar(
-        [b["lower"] for b in bins],
-        [b["count"] for b in bins],
-        width=[b["upper"] - b["lower"] for b in bins],
-        align="edge",
-        color=COLOUR,
-        alpha=0.6,
-        edgecolor="white",
-    )
+    count_bars(bottom, bins)
     for key, style, name in (("accuracy", "-", "accuracy"), ("confidence", ":", "mean confidence")):
         bottom.axvline(
             top_label[key],

@@ -28,6 +28,19 @@ def to_svg(figure: Figure) -> str:
     return buffer.getvalue()
 
 
+def count_bars(axes, bins: list[dict]) -> None:
+    """The examples in each bin (``lower``, ``upper``, ``count``) as bars under a diagram."""
+    axes.bar(
+        [b["lower"] for b in bins],
+        [b["count"] for b in bins],
+        width=[b["upper"] - b["lower"] for b in bins],
+        align="edge",
+        color=COLOUR,
+        alpha=0.6,
+        edgecolor="white",
+    )
+
+
 def reliability_svg(bins: list[dict], *, title: str, recalibration: dict | None = None) -> str:
     """Observed frequency of class +1 against the mean predicted probability, per bin,
     with the counts below.
@@ -62,15 +75,7 @@ def reliability_svg(bins: list[dict], *, title: str, recalibration: dict | None 
     top.set(xlim=(0, 1), ylim=(0, 1), ylabel="Observed frequency of +1", title=title)
     top.legend(loc="upper left", frameon=False)
     top.grid(alpha=0.3)
-    bottom.bar(
-        [b["lower"] for b in histogram],
-        [b["count"] for b in histogram],
-        width=[b["upper"] - b["lower"] for b in histogram],
-        align="edge",
-        color=COLOUR,
-        alpha=0.6,
-        edgecolor="white",
-    )
+    count_bars(bottom, histogram)
     bottom.set(xlabel="Predicted probability of +1", ylabel="Examples")
     return to_svg(figure)
 
