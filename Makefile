@@ -28,8 +28,10 @@ $(VENV)/.installed: requirements.txt | $(BIN)/python
 	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.txt
 	touch $@
 
-$(VENV)/.installed-test: requirements-test.txt $(VENV)/.installed
+# The example plug-in (plugins/floorlog) is installed as a copy: a change to it reinstalls.
+$(VENV)/.installed-test: requirements-test.txt $(VENV)/.installed $(wildcard plugins/floorlog/pyproject.toml plugins/floorlog/src/*/*.py)
 	$(BIN)/python -m pip install --disable-pip-version-check -r requirements-test.txt
+	$(BIN)/python -m pip install --disable-pip-version-check --force-reinstall --no-deps ./plugins/floorlog
 	touch $@
 
 # The scoring package's C parser and kernels (scoring/_build.py: one cc call, no

@@ -11,7 +11,13 @@ from challenge_site.challenges.admin_scope import (
 
 from .forms import DatasetRankingForm
 from .models import Dataset, DatasetFile, Kind
-from .services import delete_file, ranking_loss_changed, save_files
+from .services import (
+    delete_file,
+    levels_changed,
+    losses_changed,
+    ranking_loss_changed,
+    save_files,
+)
 
 
 class DatasetFileInline(ScopedInlineMixin, admin.TabularInline):
@@ -80,7 +86,7 @@ class DatasetAdmin(ChallengeScopedAdmin):
                     )
                 },
             ),
-            ("Scoring", {"fields": ("log_base", "ranking_loss")}),
+            ("Scoring", {"fields": ("log_base", "ranking_loss", "losses")}),
         ]
         specs = list(scoring.TASKS.values()) if obj is None else [obj.task_spec]
         posted = request.POST.get("task") if request.method == "POST" else None
@@ -107,6 +113,10 @@ class DatasetAdmin(ChallengeScopedAdmin):
         super().save_model(request, obj, form, change)
         if change and "ranking_loss" in form.changed_data:
             ranking_loss_changed(dataset=obj)  # the Ladder's shown scores, the final entries
+        if change and "losses" in form.changed_data:
+            losses_changed(dataset=obj)  # the boards' columns; entries lacking one rescored
+        if change and "quantile_levels" in form.changed_data:
+            levels_changed(dataset=obj)  # wis and coverages change: every entry rescored
         store_uploads(self, request, obj, form.checked_files, via="dataset admin")
 
     def save_formset(self, request, form, formset, change):

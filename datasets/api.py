@@ -77,6 +77,8 @@ def _dataset(request, dataset: Dataset, *, opened: bool, now) -> dict:
         min_quantile_gap=dataset.min_quantile_gap,
         classes=dataset.scoring_options.classes,  # a multiclass dataset's L; else None
         allow_ensembles=dataset.allow_ensembles,
+        # A regression dataset's levels (spec §8; --levels of python -m scoring); else None.
+        quantile_levels=_levels(dataset),
         files=[{"filename": f.filename, "size": f.size, "sha256": f.sha256} for f in files],
         url=request.build_absolute_uri(reverse("dataset_detail", args=args)),
         zip_url=request.build_absolute_uri(reverse("api_dataset_zip", args=args))
@@ -87,6 +89,11 @@ def _dataset(request, dataset: Dataset, *, opened: bool, now) -> dict:
     return row
 
 
+def _levels(dataset: Dataset) -> list[float] | None:
+    levels = dataset.scoring_options.quantile_levels
+    return None if levels is None else list(levels)
+
+
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def api_challenge(request, slug):
@@ -94,7 +101,8 @@ def api_challenge(request, slug):
     now, and the one it must: null when any one will do), "participation" ({"missing",
     "detail", "join_url"}: what the user still lacks to download and submit) and
     "datasets": [{"name", "task", "rows": {split: n or null}, "log_base",
-    "allow_samples", "min_quantile_gap", "classes", "allow_ensembles", "files", "url",
+    "allow_samples", "min_quantile_gap", "classes", "allow_ensembles", "quantile_levels",
+    "files", "url",
     "zip_url", "leaderboard_url"}]
     (name and task only before the challenge's datasets open). 404 if not visible."""
     now = timezone.now()

@@ -5,12 +5,18 @@ from django import forms
 from challenge_site.challenges.admin_ranking import ladder_refusal
 from challenge_site.challenges.models import Feedback
 from scoring import ScoringOptions
-from scoring.options import MAX_CLASSES
+from scoring.options import MAX_CLASSES, quantile_levels
 from scoring.tasks import all_settings
 
 from .capacity import capacity_problems
 from .models import CLASS_COUNT_TASKS, Dataset
-from .services import DatasetFilesError, check_files, check_ranking_loss, check_stored_targets
+from .services import (
+    DatasetFilesError,
+    check_files,
+    check_losses,
+    check_ranking_loss,
+    check_stored_targets,
+)
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -60,6 +66,51 @@ class LogBaseField(forms.Field):
         return base
 
 
+class LossListField(forms.CharField):
+    """Dataset.losses as an organiser writes it: loss names separated by commas or
+    spaces ("nlp, brier, floorlog"); empty = every loss of the task."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("widget", forms.TextInput(attrs={"size": 60}))
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value):
+        return ", ".join(value) if isinstance(value, list) else value
+
+    def to_python(self, value):
+        return (value or "").replace(",", " ").split()
+
+
+class QuantileLevelsField(forms.CharField):
+    """Dataset.quantile_levels as an organiser writes it: numbers separated by commas or
+    spaces ("0.05, 0.25, 0.5, 0.75, 0.95"), strictly increasing in (0, 1); empty = none."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("widget", forms.TextInput(attrs={"size": 40}))
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value):
+        if isinstance(value, list | tuple):
+            return ", ".join(f"{level!r}" for level in value)
+        return value
+
+    def to_python(self, value):
+        if isinstance(value, list | tuple):
+            return list(value)
+        parts = (value or "").replace(",", " ").split()
+        if not parts:
+            return None
+        try:
+            return list(quantile_levels([float(part) for part in parts]))
+        except ValueError as error:
+            message = str(error) if "quantile levels" in str(error) else "expected numbers"
+            raise forms.ValidationError(
+                f"{message}; e.g. 0.05, 0.25, 0.5, 0.75, 0.95.", code="invalid"
+            ) from None
+
+
 class DatasetForm(forms.ModelForm):
     """Dataset settings, checked like challenge.toml is on import.
 
@@ -70,6 +121,14 @@ class DatasetForm(forms.ModelForm):
     """
 
     log_base = LogBaseField(label="Log base", initial=math.e)
+    losses = LossListField(
+        label="Losses shown",
+        help_text=Dataset._meta.get_field("losses").help_text
+        + " Plug-in losses (README, “Adding a loss”) included.",
+    )
+    quantile_levels = QuantileLevelsField(
+        label="Quantile levels", help_text=Dataset._meta.get_field("quantile_levels").help_text
+    )
     shown_settings = forms.CharField(required=False, widget=forms.HiddenInput)
 
     class Meta:
@@ -83,10 +142,16 @@ class DatasetForm(forms.ModelForm):
             "log_base",
             *all_settings(),  # each task's own (scoring.tasks: TaskSpec.settings)
             "ranking_loss",
+            "losses",
         ]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        for name in all_settings():
+            # A setting declared above (quantile_levels) that this form's page leaves out
+            # (the challenge page's inline): unposted, it would read as empty, not as kept.
+            if name in self.declared_fields and name not in (self._meta.fields or ()):
+                del self.fields[name]
         if "shown_settings" not in self.fields:
             return  # a form without the settings (the challenge page's inline)
         names = [name for name in all_settings() if name in self.fields]
@@ -122,6 +187,19 @@ class DatasetForm(forms.ModelForm):
                 self.add_error("ranking_loss", message)
             self._check_classes(task, cleaned)
         options = self._options(cleaned) if task else None
+        # The challenge page's inline does not show the losses (the declared field is on
+        # the form, unposted, and not saved): its ranking loss is checked against the
+        # stored list, on the ranking loss.
+        posted = "losses" in (self._meta.fields or ())
+        field = "losses" if posted else "ranking_loss"
+        if task and field not in self.errors:
+            for problem in check_losses(
+                task=task,
+                options=options,
+                losses=cleaned.get("losses", []) if posted else self.instance.losses,
+                ranking_loss=cleaned.get("ranking_loss", ""),
+            ):
+                self.add_error(field, problem)
         if options and self.instance.pk and "classes" in self.changed_data:
             rows = {"val": self.instance.n_val, "test": self.instance.n_test}
             name = cleaned.get("name") or self.instance.name
@@ -168,8 +246,9 @@ class DatasetUploadForm(DatasetForm):
         required=False,
         label="Upload files",
         help_text="Any of NAME_train_inputs.txt, NAME_train_targets.txt, NAME_val_inputs.txt, "
-        "NAME_val_targets.txt, NAME_test_inputs.txt, NAME_test_targets.txt; they replace "
-        "the stored file of the same name.",
+        "NAME_val_targets.txt, NAME_test_inputs.txt, NAME_test_targets.txt, and optionally "
+        "NAME_val_slices.txt and NAME_test_slices.txt (a slice name per example, never "
+        "released); they replace the stored file of the same name.",
     )
 
     def clean(self):

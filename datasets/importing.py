@@ -7,7 +7,7 @@ line) and says what was expected; nothing is written unless the whole folder is 
 
 import math
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -30,17 +30,23 @@ from scoring.tasks import TASKS, all_settings
 from .models import Dataset
 from .services import (
     PARTS,
+    SLICE_PARTS,
     CheckedFile,
     DatasetFilesError,
     check_files,
+    check_losses,
     check_ranking_loss,
+    delete_file,
     expected_filename,
+    levels_changed,
+    losses_changed,
     save_files,
     sha256_and_size,
 )
 
 REQUIRED = object()
 LIMIT = "limit"  # a positive integer, or "unlimited" (stored as no limit)
+LEVELS = "levels"  # a list of numbers (Dataset.quantile_levels; the model checks them)
 UNLIMITED = "unlimited"
 VIA = "import_challenge"  # who changed what, in the challenge's history (ChallengeEvent)
 
@@ -55,6 +61,7 @@ class ImportProblems(Exception):
 class Key:
     kind: type | str
     default: object = REQUIRED
+    optional: bool = False  # a task's setting its datasets may leave unset (None)
 
 
 CHALLENGE_KEYS = {
@@ -88,7 +95,9 @@ DATASET_KEYS = {
     "nmse_normaliser": Key(str, "evaluated"),
     "classes": Key(int, None),
     "allow_ensembles": Key(bool, True),
+    "quantile_levels": Key(LEVELS, None, optional=True),  # spec §8: wis and coverages
     "ranking_loss": Key(str, ""),
+    "losses": Key(list, []),  # the losses shown (Dataset.losses); [] = every loss of the task
 }
 EXPECTED = {
     str: "a string",
@@ -97,6 +106,8 @@ EXPECTED = {
     int: "an integer",
     datetime: "a date-time with a time zone, e.g. 2004-11-10T00:00:00Z",
     LIMIT: 'a positive integer or "unlimited"',
+    LEVELS: "a list of quantile levels, e.g. [0.05, 0.25, 0.5, 0.75, 0.95]",
+    list: 'a list of loss names, e.g. ["nlp", "brier"]',
 }
 
 
@@ -106,6 +117,9 @@ def _convert(value, kind):
         if value == UNLIMITED:
             return UNLIMITED
         return value if type(value) is int and value >= 1 else None
+    if kind == LEVELS:
+        numbers = type(value) is list and all(type(v) in (int, float) for v in value)
+        return [float(v) for v in value] if numbers and value else None
     if kind is float:
         return float(value) if type(value) in (int, float) and math.isfinite(value) else None
     if kind is datetime:
@@ -179,6 +193,10 @@ def _challenge_problems(challenge: Challenge, where: str, *, now: datetime) -> l
 class DatasetPlan:
     dataset: Dataset
     checked: list[CheckedFile]
+    losses_changed: bool = False  # an existing dataset's shown losses (Dataset.losses)
+    levels_changed: bool = False  # an existing dataset's quantile levels: every entry rescored
+    # Stored slices files whose file the folder no longer holds (the folder says it all).
+    dropped: list = field(default_factory=list)
 
 
 def _plan_dataset(
@@ -196,6 +214,9 @@ def _plan_dataset(
         existing = Dataset.objects.filter(challenge=challenge, name=name).first()
     dataset = existing or Dataset(challenge=challenge, name=name)
     old_targets = (dataset.task, dataset.classes) if existing else None
+    old_losses = list(dataset.losses) if existing else None
+    old_levels = dataset.quantile_levels if existing else None
+    values["losses"] = list(values["losses"])  # (not the default's own list)
     for key, value in values.items():
         setattr(dataset, key, value)
     problems = _model_problems(dataset, where, exclude=["challenge"])
@@ -203,6 +224,17 @@ def _plan_dataset(
         message := check_ranking_loss(task=dataset.task, ranking_loss=dataset.ranking_loss)
     ) is not None:
         problems.append(f"{where}: key 'ranking_loss': {message}")
+    if problems:  # (the scoring options exist only once every setting is valid)
+        return None, problems
+    problems += [
+        f"{where}: key 'losses': {problem}"
+        for problem in check_losses(
+            task=dataset.task,
+            options=dataset.scoring_options,
+            losses=dataset.losses,
+            ranking_loss=dataset.ranking_loss,
+        )
+    ]
     if problems:
         return None, problems
 
@@ -211,16 +243,23 @@ def _plan_dataset(
         return None, [f"{directory}/: missing folder with the files of [datasets.{name}]"]
     ordered = [expected_filename(name, split, kind) for split, kind in PARTS]
     expected = set(ordered)
+    # A split's slices (scoring.md §8) are optional: NAME_{val,test}_slices.txt.
+    optional = [expected_filename(name, split, kind) for split, kind in SLICE_PARTS]
     present = {p.name for p in directory.iterdir() if not p.name.startswith(".")}
     problems = [f"{directory / f}: missing file" for f in sorted(expected - present)]
     problems += [
         f"{directory / f}: unexpected file; expected only {', '.join(sorted(expected))}"
-        for f in sorted(present - expected)
+        f" (and optionally {' and '.join(optional)})"
+        for f in sorted(present - expected - set(optional))
     ]
     if problems:
         return None, problems
+    ordered += [filename for filename in optional if filename in present]
 
     stored = {f.filename: f for f in existing.files.all()} if existing else {}
+    dropped = [
+        f for filename, f in stored.items() if filename in optional and filename not in present
+    ]
     uploads, kept = [], []
     for filename in ordered:
         path = directory / filename
@@ -241,7 +280,12 @@ def _plan_dataset(
         )
     except DatasetFilesError as error:
         return None, error.problems
-    return DatasetPlan(dataset, checked), []
+    changed = old_losses is not None and old_losses != dataset.losses
+    levels = existing is not None and old_levels != dataset.quantile_levels
+    plan = DatasetPlan(
+        dataset, checked, losses_changed=changed, levels_changed=levels, dropped=dropped
+    )
+    return plan, []
 
 
 def _setting_problems(table: dict, values: dict, where: str) -> list[str]:
@@ -258,7 +302,7 @@ def _setting_problems(table: dict, values: dict, where: str) -> list[str]:
                 f"{where}: key {name!r} is a setting of {' and '.join(owners)} datasets, "
                 f"not of a {spec.name} one; remove it"
             )
-        elif name in spec.settings and values.get(name) is None:
+        elif name in spec.settings and values.get(name) is None and not DATASET_KEYS[name].optional:
             problems.append(
                 f"{where}: key {name!r} is missing: a {spec.name} dataset needs it"
                 + (f" (the number of classes, 2 to {MAX_CLASSES})" if name == "classes" else "")
@@ -369,8 +413,15 @@ def import_challenge(folder: Path, *, now: datetime | None = None) -> list[str]:
             plan.dataset.challenge = challenge
             plan.dataset.position = position
             plan.dataset.save()
+            if plan.losses_changed:
+                losses_changed(dataset=plan.dataset)  # new columns; entries lacking one rescored
+            if plan.levels_changed:
+                levels_changed(dataset=plan.dataset)  # wis and coverages: every entry rescored
             changed = save_files(plan.dataset, plan.checked, now=now, via=VIA)
-            names = ", ".join(c.filename for c in changed) or "no file changed"
+            for datafile in plan.dropped:
+                delete_file(datafile, via=VIA, now=now)
+            names = [c.filename for c in changed] + [f"{f.filename} deleted" for f in plan.dropped]
+            names = ", ".join(names) or "no file changed"
             summary.append(f"  dataset {plan.dataset.name}: {names}")
         if publish:
             publish_results(challenge=challenge, user=None, now=now, via=VIA)

@@ -1,13 +1,21 @@
 import math
 
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import F, Q
 
 import scoring
 from challenge_site.challenges.models import Challenge
-from challenge_site.challenges.splits import TEST_PARTS, Kind, ScoredSplit, Split  # noqa: F401 - the fields' choices, named here by their users too
-from scoring.options import MAX_CLASSES, MAX_MEMBERS
+from challenge_site.challenges.splits import (  # noqa: F401 - the fields' choices, named here by their users too
+    RELEASED_KINDS,
+    SLICED_SPLITS,
+    TEST_PARTS,
+    Kind,
+    ScoredSplit,
+    Split,
+)
+from scoring.options import MAX_CLASSES, MAX_LEVELS, MAX_MEMBERS, quantile_levels
 
 DATASET_NAME_VALIDATOR = RegexValidator(
     r"^[a-z][a-z0-9-]*\Z",
@@ -27,6 +35,10 @@ Task = models.TextChoices(
 # hold "classes"): the check constraint below requires the field for them.
 CLASS_COUNT_TASKS = [
     str(spec.name) for spec in scoring.TASKS.values() if "classes" in spec.settings
+]
+# The tasks whose rows are read at quantile levels (spec §8: regression).
+QUANTILE_LEVEL_TASKS = [
+    str(spec.name) for spec in scoring.TASKS.values() if "quantile_levels" in spec.settings
 ]
 
 
@@ -56,6 +68,16 @@ class GenerationField(models.PositiveBigIntegerField):
         # The column is a plain positive bigint: migrations need not know this class.
         name, _path, args, kwargs = super().deconstruct()
         return name, "django.db.models.PositiveBigIntegerField", args, kwargs
+
+
+def validate_quantile_levels(value) -> None:
+    """Spec §8's levels: 1 to 99 numbers strictly increasing inside (0, 1) (None: none)."""
+    if value is None:
+        return
+    try:
+        quantile_levels(value)
+    except ValueError as error:
+        raise ValidationError(f"{error}; e.g. [0.05, 0.25, 0.5, 0.75, 0.95].") from None
 
 
 class Dataset(models.Model):
@@ -99,11 +121,29 @@ class Dataset(models.Model):
         "members' probabilities (averaged; their total, data and model uncertainty are "
         "reported).",
     )
+    # Regression (spec §8): every row read at these levels, scored by wis, the coverage of
+    # each central interval reported. Null: no levels, no wis.
+    quantile_levels = models.JSONField(
+        null=True,
+        blank=True,
+        validators=[validate_quantile_levels],
+        help_text=f"Quantile levels strictly increasing in (0, 1), at most {MAX_LEVELS}, e.g. "
+        "0.05, 0.25, 0.5, 0.75, 0.95: adds the weighted interval score (wis) and the coverage "
+        "of every central interval (two levels summing to 1). Empty: none.",
+    )
     ranking_loss = models.CharField(
-        max_length=16,
+        max_length=32,  # a loss name (spec §9: up to 32 characters)
         blank=True,
         help_text="Loss that ranks submissions; empty = the task's default (nlp for "
         "classification and multiclass, nlpd for regression).",
+    )
+    # The losses the leaderboard shows (shown_losses): names of the task's losses, plug-ins'
+    # included (spec §9); empty = every loss of the task that applies.
+    losses = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Losses the leaderboard shows, e.g. nlp, brier; empty = every loss of the "
+        "task. The ranking loss must be one of them.",
     )
     # Which test examples form the public part (scoring.ladder.public_mask with the
     # challenge's fraction): drawn when test targets are first stored, kept when they are
@@ -152,6 +192,17 @@ class Dataset(models.Model):
     def effective_ranking_loss(self) -> str:
         return self.ranking_loss or scoring.default_ranking_loss(self.task).name
 
+    def shown_losses(self) -> list[scoring.Loss]:
+        """The dataset's losses, as every page, export and API shows them: the task's
+        losses that apply under the dataset's options (scoring.losses_for), in the
+        registry's order, those named in ``losses`` only when it names any. The one
+        source of the columns: slices (LOSS@SLICE) are built from it."""
+        losses = scoring.losses_for(self.task, self.scoring_options)
+        if not self.losses:
+            return losses
+        chosen = set(self.losses)
+        return [loss for loss in losses if loss.name in chosen]
+
     @property
     def task_spec(self) -> scoring.TaskSpec:
         """Everything that differs between tasks (scoring.tasks): ask it, never the name."""
@@ -168,6 +219,9 @@ class Dataset(models.Model):
             nmse_normaliser=self.nmse_normaliser,
             classes=self.classes if self.task in CLASS_COUNT_TASKS else None,
             allow_ensembles=self.allow_ensembles,
+            quantile_levels=(
+                self.quantile_levels or None if self.task in QUANTILE_LEVEL_TASKS else None
+            ),
         )
 
     @property

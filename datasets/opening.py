@@ -12,14 +12,14 @@ from datetime import datetime
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-import scoring
 from challenge_site.challenges.models import Audit, Challenge, EventKind, format_utc
 from challenge_site.challenges.services import record_event
 
-from .models import DatasetFile, Kind, Split
+from .models import RELEASED_KINDS, DatasetFile, Split
 
-# Every dataset releases these six files over the challenge (datasets/models.py).
-REQUIRED_FILES = [(split, kind) for split in Split for kind in Kind]
+# Every dataset releases these six files over the challenge (datasets/models.py); its
+# slices files are optional.
+REQUIRED_FILES = [(split, kind) for split in Split for kind in RELEASED_KINDS]
 
 
 def missing_for_opening(challenge: Challenge, *, now: datetime) -> list[str]:
@@ -50,10 +50,10 @@ def missing_for_opening(challenge: Challenge, *, now: datetime) -> list[str]:
         if absent:
             missing.append(f"Dataset {dataset.name}: no file for {', '.join(absent)}.")
         ranking = dataset.effective_ranking_loss
-        if ranking not in {loss.name for loss in scoring.losses_for(dataset.task)}:
+        if ranking not in {loss.name for loss in dataset.shown_losses()}:
             missing.append(
-                f"Dataset {dataset.name}: no ranking loss ({ranking!r} is not a "
-                f"{dataset.task} loss)."
+                f"Dataset {dataset.name}: no ranking loss ({ranking!r} is not one of the "
+                f"{dataset.task} losses it shows)."
             )
     return missing
 

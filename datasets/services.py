@@ -15,6 +15,7 @@ from typing import Any
 from django.core.files import File
 from django.core.files.storage import storages
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 import scoring
@@ -23,15 +24,31 @@ from challenge_site.challenges.policy import ALWAYS_RELEASED, file_details_visib
 from challenge_site.challenges.services import record_target_change
 
 from .capacity import capacity_problems
-from .models import Dataset, DatasetFile, Kind, Split, StorageAlias
+from .models import (
+    RELEASED_KINDS,
+    SLICED_SPLITS,
+    Dataset,
+    DatasetFile,
+    Kind,
+    Split,
+    StorageAlias,
+)
 from .signals import dataset_files_changed
+from .signals import losses_changed as losses_changed_signal
 from .signals import ranking_loss_changed as ranking_loss_changed_signal
 
 FILENAME_RE = re.compile(
-    r"^(?P<name>[a-z][a-z0-9-]*)_(?P<split>train|val|test)_(?P<kind>inputs|targets)\.txt$"
+    r"^(?P<name>[a-z][a-z0-9-]*)_"
+    r"(?:(?P<split>train|val|test)_(?P<kind>inputs|targets)"
+    r"|(?P<sliced>val|test)_(?P<slices>slices))\.txt$"
 )
 SPLITS = [Split.TRAIN, Split.VAL, Split.TEST]
-PARTS = [(split, kind) for split in SPLITS for kind in (Kind.INPUTS, Kind.TARGETS)]
+# The six files every dataset has, released by the challenge clock (the only files any
+# participant-facing list, download, size or count is made of).
+PARTS = [(split, kind) for split in SPLITS for kind in RELEASED_KINDS]
+# The optional slices files (scoring.md §8): stored privately, never released, never
+# listed outside the admin; only the scoring workers read them.
+SLICE_PARTS = [(split, Kind.SLICES) for split in SLICED_SPLITS]
 
 
 class DatasetFilesError(Exception):
@@ -77,8 +94,8 @@ def expected_filename(name: str, split: str, kind: str) -> str:
 
 
 def sort_key(part: tuple[str, str]) -> int:
-    """Display order: train, val, test; inputs before targets."""
-    return PARTS.index(part)
+    """Display order: train, val, test; inputs before targets (slices last: the admin)."""
+    return [*PARTS, *SLICE_PARTS].index(part)
 
 
 def storage_alias_for(*, split: str, kind: str) -> StorageAlias:
@@ -161,7 +178,12 @@ def parse_filename(filename: str, *, name: str) -> tuple[Split, Kind]:
     match = FILENAME_RE.match(filename)
     if match is None or match["name"] != name:
         allowed = ", ".join(expected_filename(name, s, k) for s, k in PARTS)
-        raise DatasetFilesError([f"{filename}: unexpected file name; expected one of {allowed}"])
+        optional = " or ".join(expected_filename(name, s, k) for s, k in SLICE_PARTS)
+        raise DatasetFilesError(
+            [f"{filename}: unexpected file name; expected one of {allowed} (or {optional})"]
+        )
+    if match["slices"]:
+        return Split(match["sliced"]), Kind.SLICES
     return Split(match["split"]), Kind(match["kind"])
 
 
@@ -184,6 +206,8 @@ def check_file(
         try:
             if kind == Kind.INPUTS:
                 array = scoring.read_inputs(handle, path=path)
+            elif kind == Kind.SLICES:  # one name per line; the count is cross-checked
+                array = scoring.read_slices(handle, path=path)
             else:
                 array = scoring.read_targets(handle, path=path, task=task, options=options)
         except scoring.ScoringError as error:
@@ -210,6 +234,7 @@ def cross_check(
                 f"{folder}{expected_filename(name, split, Kind.TARGETS)}: expected {inputs[0]} rows "
                 f"(one per row of {expected_filename(name, split, Kind.INPUTS)}), found {targets[0]}"
             )
+    problems += _slice_count_problems(name, parts, folder=folder)
     dims = [
         (split, parts[(split, Kind.INPUTS)][1]) for split in SPLITS if (split, Kind.INPUTS) in parts
     ]
@@ -221,6 +246,28 @@ def cross_check(
                 f"expected {first_dim} numbers per row "
                 f"(as in {expected_filename(name, first_split, Kind.INPUTS)}), found {dim}"
             )
+    return problems
+
+
+def _slice_count_problems(
+    name: str, parts: dict[tuple[str, str], tuple[int, int]], *, folder: str = ""
+) -> list[str]:
+    """A slices file names every example of its split (scoring.md §8): as many names as
+    the split's inputs (or targets) have rows. The line is where the next name should
+    have been, or the first name too many (a checked file has no blank line before its
+    last name)."""
+    problems = []
+    for split, kind in SLICE_PARTS:
+        labels = parts.get((split, kind))
+        other = parts.get((split, Kind.INPUTS)) or parts.get((split, Kind.TARGETS))
+        if labels is None or other is None or labels[0] == other[0]:
+            continue
+        of = Kind.INPUTS if (split, Kind.INPUTS) in parts else Kind.TARGETS
+        line = labels[0] + 1 if labels[0] < other[0] else other[0] + 1
+        problems.append(
+            f"{folder}{expected_filename(name, split, kind)}:{line}: expected {other[0]} slice "
+            f"names (one per row of {expected_filename(name, split, of)}), found {labels[0]}"
+        )
     return problems
 
 
@@ -402,6 +449,14 @@ def refresh_shape(dataset: Dataset) -> None:
     dataset.save(update_fields=["input_dim", "n_train", "n_val", "n_test", "test_parts_seed"])
 
 
+def levels_changed(*, dataset: Dataset) -> None:
+    """An existing dataset's quantile levels changed (inside the save): every entry's wis
+    and coverages change with them, so its cached boards go, and once the save commits
+    the baseline and every finished entry are scored again, as after new targets."""
+    Dataset.objects.filter(pk=dataset.pk).update(generation=F("generation") + 1)
+    transaction.on_commit(partial(on_dataset_files_changed, dataset))
+
+
 def on_dataset_files_changed(dataset: Dataset) -> None:
     """Extension point (baseline scoring hooks in here): tell receivers the files changed."""
     dataset_files_changed.send(sender=Dataset, dataset=dataset)
@@ -415,6 +470,50 @@ def check_ranking_loss(*, task: str, ranking_loss: str) -> str | None:
     if ranking_loss not in names:
         return f"expected one of {', '.join(names)} for a {task} dataset, found {ranking_loss!r}"
     return None
+
+
+def check_losses(*, task: str, options, losses, ranking_loss: str) -> list[str]:
+    """Why ``losses`` (a dataset's shown losses, Dataset.losses) cannot be ``task``'s
+    under ``options``; empty when they can. Each unknown name is listed with the task's
+    losses; the ranking loss (empty = the task's default) must be one of them."""
+    if not isinstance(losses, list) or not all(isinstance(name, str) for name in losses):
+        return [f"expected a list of loss names, found {losses!r}"]
+    known = [loss.name for loss in scoring.losses_for(task, options)]
+    loss = scoring.find_loss(task, ranking_loss) if ranking_loss else None
+    if options is not None and loss is not None and ranking_loss not in known:
+        # A loss that applies under some options only (wis: quantile levels, spec §8).
+        return [
+            f"the ranking loss {ranking_loss!r} is not computed for this dataset as set up"
+            f" ({loss.description}); its losses are {', '.join(known)}"
+        ]
+    if not losses:
+        return []
+    problems = []
+    unknown = [name for name in losses if name not in known]
+    if unknown:
+        problems.append(
+            f"unknown {'loss' if len(unknown) == 1 else 'losses'} "
+            f"{', '.join(map(repr, unknown))} for this {task} dataset; its losses are "
+            f"{', '.join(known)}"
+        )
+    repeated = sorted({name for name in losses if losses.count(name) > 1})
+    if repeated:
+        problems.append(f"{', '.join(map(repr, repeated))} named more than once")
+    ranking = ranking_loss or scoring.default_ranking_loss(task).name
+    if ranking not in losses:
+        problems.append(
+            f"the ranking loss {ranking!r} must be one of the losses shown"
+            + ("" if ranking_loss else " (the task's default, as ranking_loss is empty)")
+        )
+    return problems
+
+
+def losses_changed(*, dataset: Dataset) -> None:
+    """A dataset's shown losses changed (inside the save): its cached boards are out of
+    date, and the entries scored before a loss now shown existed (a plug-in installed
+    since) are scored again (signals.losses_changed)."""
+    Dataset.objects.filter(pk=dataset.pk).update(generation=F("generation") + 1)
+    losses_changed_signal.send(sender=Dataset, dataset=dataset)
 
 
 def ranking_loss_changed(*, dataset: Dataset) -> None:

@@ -8,3 +8,7 @@ dataset_files_changed = Signal()
 # submissions app recomputes the Ladder's shown scores and the entries that count for
 # the final ranking.
 ranking_loss_changed = Signal()
+
+# Inside the save, when a dataset's shown losses (Dataset.losses) changed. kwargs:
+# ``dataset``. The submissions app scores again the entries that lack a loss now shown.
+losses_changed = Signal()

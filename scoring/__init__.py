@@ -31,6 +31,7 @@ from .losses import (
 from .options import NmseNormaliser, ScoringOptions, Task
 from .parse import RegressionRows, read_classification, read_inputs, read_regression, read_targets
 from .plots import pit_summary, reliability
+from .slices import read_slices
 from .tasks import TASKS, TaskSpec, get_task, register_task
 from .tasks import binary as _binary  # noqa: F401 - registers the task and its losses
 from .tasks import regression as _regression  # noqa: F401 - (after binary: the order of lists)
@@ -38,12 +39,21 @@ from .tasks import regression as _regression  # noqa: F401 - (after binary: the 
 # isort: split
 from .tasks import multiclass as _multiclass  # noqa: F401 - (after regression)
 
+# isort: split
+# Losses from other packages (spec §9), after every built-in one: the entry-point group
+# scoring.losses, loaded here once so that the command line and every site process see them.
+from . import plugins as _plugins
+from .plugins import PluginError, register_loss
+
+_plugins.load_installed()
+
 __all__ = [
     "LOSSES",
     "Context",
     "Evaluation",
     "Loss",
     "NmseNormaliser",
+    "PluginError",
     "Problem",
     "RegressionRows",
     "ScoringError",
@@ -69,8 +79,10 @@ __all__ = [
     "read_classification",
     "read_inputs",
     "read_regression",
+    "read_slices",
     "read_targets",
     "register",
+    "register_loss",
     "register_task",
     "reliability",
     "sample_stats",

@@ -40,3 +40,11 @@ def disabled() -> Iterator[None]:
         yield
     finally:
         _enabled = saved
+
+
+def release_memory() -> None:
+    """Freed memory back to the system, after a step that held large temporaries (the C
+    extension's glibc ``malloc_trim``; nothing without it): a scoring run's peak resident
+    size is then what it holds, not every temporary it ever freed."""
+    if _built is not None:
+        _built.release_memory()

@@ -1,6 +1,6 @@
 /* The scoring package's C parts: the block parser, and kernels for the classification
  * losses (classification_sums, lift_sum), the multiclass rows and sums (normalise_rows,
- * multiclass_sums, ace_hits) and erf/erfc (erf_into), each below.
+ * multiclass_sums, ace_column), a stable argsort of doubles (radix_argsort) and erf/erfc (erf_into), each below.
  *
  * Blocks of plain decimal numbers to doubles, correctly rounded, in one pass:
  * parse_block(block, values, counts, max_numbers) reads a block of whole lines
@@ -26,6 +26,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "_pow10.h" /* POW10_MIN, POW10_MAX, pow10_table[][2] = {lo, hi} */
 
@@ -351,11 +354,22 @@ done:
     return result;
 }
 
+/* Spec §1: a line of more than 1 MiB (its end of line excluded) is a line error, whatever
+ * it holds; ``lf`` points at the line's LF, a CR before it belongs to the end of line. */
+#define MAX_LINE_BYTES ((Py_ssize_t)1 << 20)
+static inline int too_long(const unsigned char *line_start, const unsigned char *lf) {
+    Py_ssize_t length = lf - line_start;
+    if (length > 0 && lf[-1] == '\r') {
+        length--;
+    }
+    return length > MAX_LINE_BYTES;
+}
+
 /* parse_column(block, length, out, start, low, high, blank_run): the whole lines in
  * block[:length] (length > 0, block[length - 1] a LF), each holding exactly one plain
  * number within [low, high] or nothing (a blank line), read into out[start:] (float64).
  * Returns (numbers read so far, blank lines since the last number) or None as soon as a
- * line holds anything else, out is full, or a number follows a blank line (blank_run, the
+ * line holds anything else or is longer than 1 MiB, out is full, or a number follows a blank line (blank_run, the
  * count carried over from the previous block, is not 0). The file reader of a target or
  * classification file (scoring/column.py) calls it block after block, straight into the
  * final array; on None the careful readers read the file again and write the messages. */
@@ -382,6 +396,7 @@ CLONES("arch=x86-64-v3", "default") static PyObject *parse_column(PyObject *self
     double *out = values.buf;
     Py_ssize_t n = start;
     while (p < end) {
+        const unsigned char *line_start = p; /* for the bound on a line's length */
         /* The commonest target line first: a lone digit, maybe after '-', then LF ("1",
          * "-1"), with no branch on the sign (it comes in random order). The block ends in
          * LF: after a '-' there is a byte, and after a digit too. */
@@ -406,6 +421,9 @@ CLONES("arch=x86-64-v3", "default") static PyObject *parse_column(PyObject *self
             p++;
         }
         if (*p == '\n') { /* a blank line: allowed only if no number follows it */
+            if (too_long(line_start, p)) {
+                goto refuse;
+            }
             blank_run++;
             p++;
             continue;
@@ -421,8 +439,8 @@ CLONES("arch=x86-64-v3", "default") static PyObject *parse_column(PyObject *self
         if (*p == '\r' && p[1] == '\n') {
             p++;
         }
-        if (*p != '\n') {
-            goto refuse; /* a second number, or anything else */
+        if (*p != '\n' || too_long(line_start, p)) {
+            goto refuse; /* a second number, anything else, or a line over 1 MiB */
         }
         p++;
     }
@@ -1132,137 +1150,318 @@ static PyObject *columns_copy(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* ace_hits(column, labels, k, sorted, bounds, hits): for class k (labels int32), with
- * ``column`` the n values p_k in line order, ``sorted`` the same values sorted, and
- * ``bounds`` (intp, R + 1) the ranges of the sorted order
- * (scoring.multiclass_ace.ace_ranges), adds to ``hits``
- * (float64, R) the examples of class k in each range of the stable order by p_k (ties by
- * line), in one pass over the column. Range r starts at rank s_r, whose value is
- * v_r = sorted[s_r]. An example whose value runs across no cut (equal values at ranks
- * s_r - 1 and s_r) lies in range #{r : v_r <= x}; the j-th example (by line) holding a
- * value that does has rank lo + j, lo the first rank of that value. Those values (at most
- * R - 1) are found by a hash of their bits. The GIL is released while it runs. */
-static PyObject *ace_hits(PyObject *self, PyObject *args) {
-    Py_buffer cb, yb, sb, bb, hb;
+/* Keys whose unsigned order is the order of the doubles (-0.0 taken as 0.0; no NaN here). */
+static inline uint64_t order_key(double x) {
+    uint64_t bits;
+    x += 0.0;
+    memcpy(&bits, &x, sizeof bits);
+    return bits >> 63 ? ~bits : bits | (1ULL << 63);
+}
+
+static inline double key_double(uint64_t key) {
+    uint64_t bits = key >> 63 ? key & ~(1ULL << 63) : ~key;
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+static int compare_keys(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The r-th smallest of a[0..m) (0 <= r < m), leaving a[0..r) <= a[r] <= a[r+1..m):
+ * quickselect with a three-way partition (runs of equal keys cost nothing) around pivots
+ * drawn by a xorshift generator; past 64 rounds (an unlucky or hostile order) the rest is
+ * sorted, so that the cost stays O(m log m) whatever the input. */
+static uint64_t select_key(uint64_t *a, Py_ssize_t m, Py_ssize_t r, uint64_t *seed) {
+    Py_ssize_t lo = 0, hi = m;
+    for (int round = 0; hi - lo > 16; round++) {
+        if (round == 64) {
+            qsort(a + lo, (size_t)(hi - lo), sizeof *a, compare_keys);
+            return a[r];
+        }
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        uint64_t pivot = a[lo + (Py_ssize_t)(*seed % (uint64_t)(hi - lo))];
+        Py_ssize_t lt = lo, i = lo, gt = hi;
+        while (i < gt) {
+            uint64_t x = a[i];
+            if (x < pivot) {
+                a[i++] = a[lt];
+                a[lt++] = x;
+            } else if (x > pivot) {
+                a[i] = a[--gt];
+                a[gt] = x;
+            } else {
+                i++;
+            }
+        }
+        if (r < lt) {
+            hi = lt;
+        } else if (r >= gt) {
+            lo = gt;
+        } else {
+            return pivot;
+        }
+    }
+    for (Py_ssize_t i = lo + 1; i < hi; i++) { /* insertion sort of the last few */
+        uint64_t x = a[i];
+        Py_ssize_t j = i;
+        for (; j > lo && a[j - 1] > x; j--) {
+            a[j] = a[j - 1];
+        }
+        a[j] = x;
+    }
+    return a[r];
+}
+
+/* Knuth's TwoSum: the rounding error of each addition kept in ``carry``, without a branch
+ * (fsum_add's comparison costs a misprediction per term in a hot loop). */
+static inline void two_sum_add(fsum *a, double x) {
+    double t = a->sum + x, back = t - a->sum;
+    a->carry += (a->sum - (t - back)) + (x - back);
+    a->sum = t;
+}
+
+#define KEY_BUCKETS ((Py_ssize_t)1 << 16) /* radix selection on a key's top 16 bits */
+
+/* ace_column(column, labels, k, bounds, hits, sums, at): for class k (labels int32), with
+ * ``column`` the n values p_k in line order and ``bounds`` (intp, R + 1) the ranges of
+ * their sorted order (scoring.multiclass_ace.ace_ranges), adds to ``hits`` (float64, R)
+ * the examples of class k in each range of the stable order by p_k (ties by line), and to
+ * ``sums`` (float64, R) the sum of p_k over each range (compensated), and writes to ``at``
+ * (float64, 2 (R - 1)) the values at ranks s_r - 1 and s_r of every cut s_r.
+ *
+ * No sort: the values at the cuts are order statistics, found by radix selection (a
+ * histogram of the keys' top 16 bits, then a quickselect among the keys of the few buckets
+ * holding a cut), and one pass over the column then puts every example in its range.
+ * Range r starts at rank s_r, whose value is v_r; an example whose value runs across no
+ * cut (equal values at ranks s_r - 1 and s_r) lies in range #{r : v_r <= x}; the j-th
+ * example (by line) holding a value that does has rank lo + j, lo the count of smaller
+ * values. Those values (at most R - 1) are found by a hash of their bits. Memory: 8 bytes
+ * per example of the buckets holding a cut, at most n. The GIL is released while it runs.
+ */
+static PyObject *ace_column(PyObject *self, PyObject *args) {
+    Py_buffer cb, yb, bb, hb, sb, ab;
     Py_ssize_t k;
-    if (!PyArg_ParseTuple(args, "y*y*ny*y*w*", &cb, &yb, &k, &sb, &bb, &hb)) {
+    if (!PyArg_ParseTuple(args, "y*y*ny*w*w*w*", &cb, &yb, &k, &bb, &hb, &sb, &ab)) {
         return NULL;
     }
     PyObject *result = NULL;
-    double *values = NULL, *span = NULL;
-    Py_ssize_t *cuts = NULL, *span_rank = NULL;
+    double *values = NULL, *span = NULL, *stats = NULL;
+    Py_ssize_t *cuts = NULL, *span_rank = NULL, *ranks = NULL, *count = NULL, *start = NULL;
+    uint64_t *keys = NULL;
+    fsum *range_sums = NULL;
     int16_t *table = NULL;
     const Py_ssize_t n = cb.len / (Py_ssize_t)sizeof(double);
     const Py_ssize_t ranges = bb.len / (Py_ssize_t)sizeof(Py_ssize_t) - 1;
     if (n < 1 || ranges < 1 || ranges > n || cb.len % (Py_ssize_t)sizeof(double) ||
-        yb.len != n * (Py_ssize_t)sizeof(int32_t) || sb.len != cb.len ||
-        hb.len != ranges * (Py_ssize_t)sizeof(double) || !aligned(&cb, sizeof(double)) ||
-        !aligned(&yb, sizeof(int32_t)) || !aligned(&sb, sizeof(double)) ||
-        !aligned(&bb, sizeof(Py_ssize_t)) || !aligned(&hb, sizeof(double))) {
-        PyErr_SetString(PyExc_ValueError, "ace_hits: buffers of the wrong size");
+        yb.len != n * (Py_ssize_t)sizeof(int32_t) ||
+        hb.len != ranges * (Py_ssize_t)sizeof(double) || sb.len != hb.len ||
+        ab.len != 2 * (ranges - 1) * (Py_ssize_t)sizeof(double) ||
+        !aligned(&cb, sizeof(double)) || !aligned(&yb, sizeof(int32_t)) ||
+        !aligned(&bb, sizeof(Py_ssize_t)) || !aligned(&hb, sizeof(double)) ||
+        !aligned(&sb, sizeof(double)) || !aligned(&ab, sizeof(double))) {
+        PyErr_SetString(PyExc_ValueError, "ace_column: buffers of the wrong size");
         goto done;
     }
-    const double *column = cb.buf, *sorted = sb.buf;
+    const double *column = cb.buf;
     const int32_t *labels = yb.buf;
     const Py_ssize_t *bounds = bb.buf;
-    double *hits = hb.buf;
+    double *hits = hb.buf, *sums = sb.buf, *at = ab.buf;
     const Py_ssize_t n_cuts = ranges - 1;
+    if (bounds[0] != 0 || bounds[ranges] != n) {
+        PyErr_SetString(PyExc_ValueError, "ace_column: bounds must run from 0 to n");
+        goto done;
+    }
+    for (Py_ssize_t r = 0; r < n_cuts; r++) {
+        if (bounds[r + 1] <= bounds[r] || bounds[r + 1] >= n) {
+            PyErr_SetString(PyExc_ValueError, "ace_column: bounds must increase");
+            goto done;
+        }
+    }
     values = PyMem_Calloc((size_t)ranges, sizeof *values);
     span = PyMem_Calloc((size_t)ranges, sizeof *span);
+    stats = PyMem_Calloc((size_t)(2 * ranges), sizeof *stats);
     cuts = PyMem_Calloc((size_t)ranges, sizeof *cuts);
     span_rank = PyMem_Calloc((size_t)ranges, sizeof *span_rank);
+    ranks = PyMem_Calloc((size_t)(2 * ranges), sizeof *ranks);
+    count = PyMem_Calloc((size_t)KEY_BUCKETS, sizeof *count);
+    start = PyMem_Calloc((size_t)KEY_BUCKETS + 1, sizeof *start);
+    range_sums = PyMem_Calloc((size_t)ranges, sizeof *range_sums);
     table = PyMem_Malloc(SPAN_SLOTS * sizeof *table);
-    if (!values || !span || !cuts || !span_rank || !table) {
+    if (!values || !span || !stats || !cuts || !span_rank || !ranks || !count || !start ||
+        !range_sums || !table) {
         PyErr_NoMemory();
         goto done;
     }
-    if (bounds[0] != 0 || bounds[ranges] != n) {
-        PyErr_SetString(PyExc_ValueError, "ace_hits: bounds must run from 0 to n");
-        goto done;
-    }
-    Py_ssize_t n_span = 0;
+    /* The ranks wanted, ascending and distinct: s_r - 1 and s_r of every cut. */
+    Py_ssize_t n_ranks = 0, n_span = 0;
     for (Py_ssize_t r = 0; r < n_cuts; r++) {
-        Py_ssize_t s = bounds[r + 1];
-        if (s <= bounds[r] || s >= n) {
-            PyErr_SetString(PyExc_ValueError, "ace_hits: bounds must increase");
-            goto done;
-        }
-        cuts[r] = s;
-        values[r] = sorted[s];
-        if (sorted[s - 1] == sorted[s] && (n_span == 0 || span[n_span - 1] != sorted[s])) {
-            Py_ssize_t lo = 0, hi = s; /* the first rank holding the value */
-            while (lo < hi) {
-                Py_ssize_t mid = lo + (hi - lo) / 2;
-                if (sorted[mid] < sorted[s]) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
+        cuts[r] = bounds[r + 1];
+        for (Py_ssize_t q = cuts[r] - 1; q <= cuts[r]; q++) {
+            if (n_ranks == 0 || ranks[n_ranks - 1] < q) {
+                ranks[n_ranks++] = q;
             }
-            span[n_span] = sorted[s];
-            span_rank[n_span++] = lo; /* then the rank of the next holder, line by line */
         }
     }
-    /* A multiplier under which the spanning values' keys land in distinct slots (with at
-     * most 14 keys in 1024 slots nearly every odd multiplier does). */
-    uint64_t multiplier = 0x9E3779B97F4A7C15ULL;
-    int placed = n_span == 0;
-    for (int attempt = 0; attempt < 256 && !placed; attempt++) {
-        multiplier += 0x2545F4914F6CDD1EULL * 2;
-        memset(table, 0xFF, SPAN_SLOTS * sizeof *table); /* every slot -1 */
-        placed = 1;
-        for (Py_ssize_t g = 0; g < n_span && placed; g++) {
-            uint64_t slot = (span_key(span[g]) * multiplier) >> 54;
-            placed = table[slot] < 0;
-            table[slot] = (int16_t)g;
-        }
-    }
+    int no_memory = 0;
     Py_BEGIN_ALLOW_THREADS;
-    if (n_span == 0) {
+    /* 1. How many keys fall in each bucket of their top 16 bits; start[b]: the examples in
+     * the buckets before b. */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        count[order_key(column[i]) >> 48]++;
+    }
+    for (Py_ssize_t b = 0; b < KEY_BUCKETS; b++) {
+        start[b + 1] = start[b] + count[b];
+    }
+    if (n_ranks > 0) {
+        /* 2. The buckets holding a wanted rank keep their keys, one bucket after another:
+         * count[b] becomes the bucket's write position among the kept keys (-1: not kept). */
+        Py_ssize_t kept = 0, j = 0;
+        for (Py_ssize_t b = 0; b < KEY_BUCKETS; b++) {
+            Py_ssize_t size = count[b];
+            int wanted = 0;
+            while (j < n_ranks && ranks[j] < start[b + 1]) {
+                wanted = 1;
+                j++;
+            }
+            count[b] = wanted ? kept : -1;
+            kept += wanted ? size : 0;
+        }
+        keys = PyMem_RawMalloc((size_t)kept * sizeof *keys);
+        no_memory = keys == NULL;
+    }
+    if (n_ranks > 0 && !no_memory) {
         for (Py_ssize_t i = 0; i < n; i++) {
-            if (labels[i] == k) {
-                hits[count_at_most(values, n_cuts, column[i])] += 1.0;
+            uint64_t key = order_key(column[i]);
+            Py_ssize_t at_pos = count[key >> 48];
+            if (at_pos >= 0) {
+                keys[at_pos] = key;
+                count[key >> 48] = at_pos + 1;
             }
         }
-    } else {
-        for (Py_ssize_t i = 0; i < n; i++) {
+        /* 3. Each wanted rank, ascending, by quickselect within its bucket's keys (count[b]
+         * is now the end of bucket b's keys). Once rank q is in place, the keys after it are
+         * no smaller: the next rank of the same bucket is searched among them alone. */
+        uint64_t seed = 0x9E3779B97F4A7C15ULL;
+        Py_ssize_t b = 0, bucket = -1, from = 0;
+        for (Py_ssize_t j = 0; j < n_ranks; j++) {
+            Py_ssize_t q = ranks[j];
+            while (q >= start[b + 1]) {
+                b++;
+            }
+            Py_ssize_t size = start[b + 1] - start[b];
+            uint64_t *base = keys + count[b] - size;
+            if (b != bucket) {
+                bucket = b;
+                from = 0;
+            }
+            Py_ssize_t within = q - start[b];
+            stats[j] = key_double(select_key(base + from, size - from, within - from, &seed));
+            from = within;
+        }
+        /* The values at s_r - 1 and s_r (consecutive wanted ranks), and the values that run
+         * across a cut with the count of smaller values (from their bucket's keys). */
+        Py_ssize_t j = 0;
+        for (Py_ssize_t r = 0; r < n_cuts; r++) {
+            while (ranks[j] < cuts[r] - 1) {
+                j++;
+            }
+            at[2 * r] = stats[j];
+            at[2 * r + 1] = stats[j + 1];
+            values[r] = stats[j + 1];
+            double v = values[r];
+            if (at[2 * r] == v && (n_span == 0 || span[n_span - 1] != v)) {
+                uint64_t key = order_key(v);
+                Py_ssize_t vb = (Py_ssize_t)(key >> 48), size = start[vb + 1] - start[vb];
+                const uint64_t *base = keys + count[vb] - size;
+                Py_ssize_t smaller = start[vb];
+                for (Py_ssize_t i = 0; i < size; i++) {
+                    smaller += base[i] < key;
+                }
+                span[n_span] = v;
+                span_rank[n_span++] = smaller; /* then the rank of the next holder */
+            }
+        }
+    }
+    if (!no_memory) {
+        /* A multiplier under which the spanning values' keys land in distinct slots (with
+         * at most 14 keys in 1024 slots nearly every odd multiplier does). */
+        uint64_t multiplier = 0x9E3779B97F4A7C15ULL;
+        int placed = n_span == 0;
+        for (int attempt = 0; attempt < 256 && !placed; attempt++) {
+            multiplier += 0x2545F4914F6CDD1EULL * 2;
+            memset(table, 0xFF, SPAN_SLOTS * sizeof *table); /* every slot -1 */
+            placed = 1;
+            for (Py_ssize_t g = 0; g < n_span && placed; g++) {
+                uint64_t slot = (span_key(span[g]) * multiplier) >> 54;
+                placed = table[slot] < 0;
+                table[slot] = (int16_t)g;
+            }
+        }
+        /* 4. One pass: every example into its range. */
+        for (Py_ssize_t i = 0; n_span == 0 && i < n; i++) { /* (no value across a cut) */
             double x = column[i];
-            Py_ssize_t g = -1;
-            if (placed) {
-                int16_t slot = table[(span_key(x) * multiplier) >> 54];
-                g = slot >= 0 && span[slot] == x ? slot : -1;
-            } else { /* (no multiplier found: search the spanning values) */
-                for (Py_ssize_t j = 0; j < n_span; j++) {
-                    g = span[j] == x ? j : g;
+            Py_ssize_t r = count_at_most(values, n_cuts, x);
+            two_sum_add(&range_sums[r], x);
+            hits[r] += labels[i] == k;
+        }
+        for (Py_ssize_t i = 0; n_span > 0 && i < n; i++) {
+            double x = column[i];
+            Py_ssize_t g = -1, r;
+            {
+                if (placed) {
+                    int16_t slot = table[(span_key(x) * multiplier) >> 54];
+                    g = slot >= 0 && span[slot] == x ? slot : -1;
+                } else { /* (no multiplier found: search the spanning values) */
+                    for (Py_ssize_t s = 0; s < n_span; s++) {
+                        g = span[s] == x ? s : g;
+                    }
                 }
             }
             if (g >= 0) {
                 Py_ssize_t rank = span_rank[g]++;
-                if (labels[i] == k) {
-                    Py_ssize_t r = 0; /* #{cuts <= rank} */
-                    while (r < n_cuts && cuts[r] <= rank) {
-                        r++;
-                    }
-                    hits[r] += 1.0;
+                r = 0; /* #{cuts <= rank} */
+                while (r < n_cuts && cuts[r] <= rank) {
+                    r++;
                 }
-            } else if (labels[i] == k) {
-                hits[count_at_most(values, n_cuts, x)] += 1.0;
+            } else {
+                r = count_at_most(values, n_cuts, x);
             }
+            two_sum_add(&range_sums[r], x);
+            hits[r] += labels[i] == k;
+        }
+        for (Py_ssize_t r = 0; r < ranges; r++) {
+            sums[r] += fsum_value(&range_sums[r]);
         }
     }
     Py_END_ALLOW_THREADS;
+    if (no_memory) {
+        PyErr_NoMemory();
+        goto done;
+    }
     result = Py_NewRef(Py_None);
 done:
     PyMem_Free(values);
     PyMem_Free(span);
+    PyMem_Free(stats);
     PyMem_Free(cuts);
     PyMem_Free(span_rank);
+    PyMem_Free(ranks);
+    PyMem_Free(count);
+    PyMem_Free(start);
+    PyMem_RawFree(keys);
+    PyMem_Free(range_sums);
     PyMem_Free(table);
     PyBuffer_Release(&cb);
     PyBuffer_Release(&yb);
-    PyBuffer_Release(&sb);
     PyBuffer_Release(&bb);
     PyBuffer_Release(&hb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&ab);
     return result;
 }
 
@@ -1350,6 +1549,342 @@ static PyObject *erf_into(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* --- a stable argsort of doubles (selective prediction's order, spec §8) --------------- */
+
+/* radix_argsort(keys, order): the stable ascending order of ``keys`` (float64, n, no NaN;
+ * -0.0 equal to 0.0) into ``order`` (intp, n), as numpy's argsort(kind="stable") gives it:
+ * a least-significant-digit radix sort of the keys' order-preserving bits (order_key), a
+ * byte at a time, each pass stable, the passes whose byte is the same in every key
+ * skipped. About n · 12 bytes of scratch; no comparison, so no input is slow. The GIL is
+ * released. */
+static PyObject *radix_argsort(PyObject *self, PyObject *args) {
+    Py_buffer kb, ob;
+    if (!PyArg_ParseTuple(args, "y*w*", &kb, &ob)) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    uint64_t *keys = NULL, *keys2 = NULL;
+    Py_ssize_t *idx2 = NULL;
+    const Py_ssize_t n = kb.len / (Py_ssize_t)sizeof(double);
+    if (kb.len % (Py_ssize_t)sizeof(double) || ob.len != n * (Py_ssize_t)sizeof(Py_ssize_t) ||
+        !aligned(&kb, sizeof(double)) || !aligned(&ob, sizeof(Py_ssize_t))) {
+        PyErr_SetString(PyExc_ValueError, "radix_argsort: buffers of the wrong size");
+        goto done;
+    }
+    const double *x = kb.buf;
+    Py_ssize_t *order = ob.buf;
+    if (n > 0) {
+        keys = PyMem_RawMalloc((size_t)n * sizeof *keys);
+        keys2 = PyMem_RawMalloc((size_t)n * sizeof *keys2);
+        idx2 = PyMem_RawMalloc((size_t)n * sizeof *idx2);
+        if (!keys || !keys2 || !idx2) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    Py_ssize_t counts[8][256];
+    memset(counts, 0, sizeof counts);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t key = order_key(x[i]);
+        keys[i] = key;
+        order[i] = i;
+        for (int d = 0; d < 8; d++) {
+            counts[d][(key >> (8 * d)) & 0xFF]++;
+        }
+    }
+    uint64_t *src_k = keys, *dst_k = keys2;
+    Py_ssize_t *src_i = order, *dst_i = idx2;
+    for (int d = 0; d < 8 && n > 0; d++) {
+        int digit_same = counts[d][(src_k[0] >> (8 * d)) & 0xFF] == n;
+        if (digit_same) {
+            continue; /* every key has this byte: the pass would change nothing */
+        }
+        Py_ssize_t at[256], total = 0;
+        for (int b = 0; b < 256; b++) {
+            at[b] = total;
+            total += counts[d][b];
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint64_t key = src_k[i];
+            Py_ssize_t to = at[(key >> (8 * d)) & 0xFF]++;
+            dst_k[to] = key;
+            dst_i[to] = src_i[i];
+        }
+        uint64_t *tk = src_k;
+        src_k = dst_k;
+        dst_k = tk;
+        Py_ssize_t *ti = src_i;
+        src_i = dst_i;
+        dst_i = ti;
+    }
+    if (src_i != order) {
+        memcpy(order, src_i, (size_t)n * sizeof *order);
+    }
+    Py_END_ALLOW_THREADS;
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_RawFree(keys);
+    PyMem_RawFree(keys2);
+    PyMem_RawFree(idx2);
+    PyBuffer_Release(&kb);
+    PyBuffer_Release(&ob);
+    return result;
+}
+
+/* --- runs of equal keys in order (selective prediction, spec §8) ------------------------ */
+
+#define RUN_DIGIT_BITS 8
+#define RUN_DIGITS 8 /* 8 x 8 bits cover a 64-bit key */
+#define RUN_BUCKETS (1 << RUN_DIGIT_BITS)
+
+/* One stable counting pass on digit ``d`` of ``by``: the arrays (keys ``hi``, ``lo`` when
+ * not NULL, ``idx``) moved from src to dst. */
+static void radix_pass(Py_ssize_t n, const Py_ssize_t *count, int d, const uint64_t *by,
+                     uint64_t *const *src, uint64_t *const *dst, const uint32_t *src_idx,
+                     uint32_t *dst_idx, int with_lo) {
+    Py_ssize_t at[RUN_BUCKETS], total = 0;
+    for (int b = 0; b < RUN_BUCKETS; b++) {
+        at[b] = total;
+        total += count[b];
+    }
+    const int shift = RUN_DIGIT_BITS * d;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t to = at[(by[i] >> shift) & (RUN_BUCKETS - 1)]++;
+        dst[0][to] = src[0][i];
+        if (with_lo) {
+            dst[1][to] = src[1][i];
+        }
+        dst_idx[to] = src_idx[i];
+    }
+}
+
+typedef struct {
+    uint64_t key;
+    uint32_t idx;
+} key_index;
+
+static int compare_key_index(const void *a, const void *b) {
+    uint64_t x = ((const key_index *)a)->key, y = ((const key_index *)b)->key;
+    return (x > y) - (x < y);
+}
+
+/* What the walk over the sorted examples accrues: the runs found so far, E before the next
+ * run, Σ_k E(k) and Σ_k E(k)/k (compensated), and whether an error was infinite. */
+typedef struct {
+    Py_ssize_t runs;
+    fsum before, accrued, over_k;
+    int infinite;
+} run_walk;
+
+/* The run of examples idx[0..count) (equal keys) at position ``at``: its start and its
+ * errors' sum into ``starts`` and ``totals`` when given, and its share of the two areas:
+ * E(at + j) = B + R·j/L for j = 1 … L (spec §8: errors accrue evenly inside a run). */
+static void emit_run(Py_ssize_t at, const uint32_t *idx, Py_ssize_t count, const double *errors,
+                     Py_ssize_t *starts, double *totals, run_walk *w) {
+    fsum total = {0.0, 0.0};
+    int infinite = 0;
+    for (Py_ssize_t j = 0; j < count; j++) {
+        double e = errors[idx[j]];
+        if (isinf(e)) {
+            infinite = 1;
+        } else {
+            two_sum_add(&total, e);
+        }
+    }
+    double run_total = infinite ? INFINITY : fsum_value(&total);
+    w->infinite |= infinite;
+    if (starts) {
+        starts[w->runs] = at;
+        totals[w->runs] = run_total;
+    }
+    w->runs++;
+    if (w->infinite) {
+        return; /* (both areas are +inf: nothing more to add) */
+    }
+    double base = fsum_value(&w->before);
+    for (Py_ssize_t j = 1; j <= count; j++) {
+        double e = base + run_total * ((double)j / (double)count);
+        two_sum_add(&w->accrued, e);
+        two_sum_add(&w->over_k, e / (double)(at + j));
+    }
+    two_sum_add(&w->before, run_total);
+}
+
+/* sorted_runs(primary, secondary, errors, descending, starts, totals) -> (runs, accrued,
+ * over_k): the examples in order of ``primary`` (float64, n, no NaN; -0.0 equal to 0.0),
+ * ascending or descending, ties decided by ``secondary`` (float64, n, or None), as runs of
+ * examples whose keys are equal in both. Returns the number of runs, Σ_k E(k) and
+ * Σ_k E(k)/k, E(k) the errors (float64, n, >= 0, +inf allowed) accrued by the first k
+ * examples, a run's errors accruing evenly over its examples (spec §8's rauc and aurc
+ * times n², n; +inf when an error is), every sum compensated (TwoSum); and, when
+ * ``starts`` (intp, n) and ``totals`` (float64, n) are given (else None), each run's first
+ * position and errors' sum.
+ *
+ * The primary keys are sorted by a least-significant-digit radix sort (a byte a pass, the
+ * passes whose byte is the same in every key skipped: no input is slow); only a run of
+ * equal primary keys whose secondary keys differ is sorted again, by them. Scratch: 24
+ * bytes per example; indices are 32-bit (n < 2^32). The GIL is released. */
+static PyObject *sorted_runs(PyObject *self, PyObject *args) {
+    Py_buffer pb, eb, qb = {0}, sb = {0}, tb = {0};
+    PyObject *secondary, *starts_obj, *totals_obj;
+    int descending;
+    if (!PyArg_ParseTuple(args, "y*Oy*pOO", &pb, &secondary, &eb, &descending, &starts_obj,
+                          &totals_obj)) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    uint64_t *hi = NULL, *hi2 = NULL;
+    uint32_t *idx = NULL, *idx2 = NULL;
+    key_index *ties = NULL;
+    Py_ssize_t(*count)[RUN_BUCKETS] = NULL;
+    const int with_lo = secondary != Py_None, with_runs = starts_obj != Py_None;
+    if (with_lo && PyObject_GetBuffer(secondary, &qb, PyBUF_SIMPLE) < 0) {
+        goto release;
+    }
+    if (with_runs && (PyObject_GetBuffer(starts_obj, &sb, PyBUF_WRITABLE) < 0 ||
+                      PyObject_GetBuffer(totals_obj, &tb, PyBUF_WRITABLE) < 0)) {
+        goto release;
+    }
+    const Py_ssize_t n = pb.len / (Py_ssize_t)sizeof(double);
+    if (n < 1 || pb.len % (Py_ssize_t)sizeof(double) || eb.len != pb.len ||
+        (with_lo && qb.len != pb.len) ||
+        (with_runs && (sb.len != n * (Py_ssize_t)sizeof(Py_ssize_t) || tb.len != pb.len ||
+                       !aligned(&sb, sizeof(Py_ssize_t)) || !aligned(&tb, sizeof(double)))) ||
+        n >= ((Py_ssize_t)1 << 32) || !aligned(&pb, sizeof(double)) ||
+        !aligned(&eb, sizeof(double)) || (with_lo && !aligned(&qb, sizeof(double)))) {
+        PyErr_SetString(PyExc_ValueError, "sorted_runs: buffers of the wrong size");
+        goto release;
+    }
+    hi = PyMem_RawMalloc((size_t)n * sizeof *hi);
+    hi2 = PyMem_RawMalloc((size_t)n * sizeof *hi2);
+    idx = PyMem_RawMalloc((size_t)n * sizeof *idx);
+    idx2 = PyMem_RawMalloc((size_t)n * sizeof *idx2);
+    count = PyMem_RawCalloc(RUN_DIGITS, sizeof *count);
+    if (!hi || !hi2 || !idx || !idx2 || !count) {
+        PyErr_NoMemory();
+        goto release;
+    }
+    const double *primary = pb.buf, *second = with_lo ? qb.buf : NULL, *errors = eb.buf;
+    Py_ssize_t *starts = with_runs ? sb.buf : NULL;
+    double *totals = with_runs ? tb.buf : NULL;
+    Py_ssize_t ties_size = 0;
+    int no_memory = 0;
+    run_walk walk = {0, {0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, 0};
+    Py_BEGIN_ALLOW_THREADS;
+    const uint64_t flip = descending ? ~(uint64_t)0 : 0; /* descending: the keys reversed */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        hi[i] = order_key(primary[i]) ^ flip;
+        idx[i] = (uint32_t)i;
+        for (int d = 0; d < RUN_DIGITS; d++) {
+            count[d][(hi[i] >> (RUN_DIGIT_BITS * d)) & (RUN_BUCKETS - 1)]++;
+        }
+    }
+    uint64_t *src[2] = {hi, NULL}, *dst[2] = {hi2, NULL};
+    uint32_t *src_idx = idx, *dst_idx = idx2;
+    for (int d = 0; d < RUN_DIGITS; d++) {
+        if (count[d][(src[0][0] >> (RUN_DIGIT_BITS * d)) & (RUN_BUCKETS - 1)] == n) {
+            continue; /* every key has this digit */
+        }
+        radix_pass(n, count[d], d, src[0], src, dst, src_idx, dst_idx, 0);
+        uint64_t *t = src[0];
+        src[0] = dst[0];
+        dst[0] = t;
+        uint32_t *ti = src_idx;
+        src_idx = dst_idx;
+        dst_idx = ti;
+    }
+    const uint64_t *key = src[0];
+    const uint32_t *order = src_idx;
+    uint32_t *scratch = dst_idx; /* (free now: the reordered indices of a tie) */
+    for (Py_ssize_t a = 0; a < n && !no_memory;) {
+        Py_ssize_t b = a + 1;
+        while (b < n && key[b] == key[a]) {
+            b++;
+        }
+        int split = 0;
+        if (with_lo && b - a > 1) {
+            uint64_t first = order_key(second[order[a]]);
+            for (Py_ssize_t j = a + 1; j < b && !split; j++) {
+                split = order_key(second[order[j]]) != first;
+            }
+        }
+        if (!split) {
+            emit_run(a, order + a, b - a, errors, starts, totals, &walk);
+        } else {
+            if (b - a > ties_size) {
+                PyMem_RawFree(ties);
+                ties_size = b - a;
+                ties = PyMem_RawMalloc((size_t)ties_size * sizeof *ties);
+                if (!ties) {
+                    no_memory = 1;
+                    break;
+                }
+            }
+            for (Py_ssize_t j = a; j < b; j++) {
+                ties[j - a].key = order_key(second[order[j]]) ^ flip;
+                ties[j - a].idx = order[j];
+            }
+            qsort(ties, (size_t)(b - a), sizeof *ties, compare_key_index);
+            for (Py_ssize_t j = a; j < b; j++) {
+                scratch[j] = ties[j - a].idx;
+            }
+            for (Py_ssize_t c = a; c < b;) {
+                Py_ssize_t e = c + 1;
+                while (e < b && ties[e - a].key == ties[c - a].key) {
+                    e++;
+                }
+                emit_run(c, scratch + c, e - c, errors, starts, totals, &walk);
+                c = e;
+            }
+        }
+        a = b;
+    }
+    Py_END_ALLOW_THREADS;
+    if (no_memory) {
+        PyErr_NoMemory();
+        goto release;
+    }
+    double accrued = walk.infinite ? INFINITY : fsum_value(&walk.accrued);
+    double over_k = walk.infinite ? INFINITY : fsum_value(&walk.over_k);
+    result = Py_BuildValue("ndd", walk.runs, accrued, over_k);
+release:
+    PyMem_RawFree(hi);
+    PyMem_RawFree(hi2);
+    PyMem_RawFree(idx);
+    PyMem_RawFree(idx2);
+    PyMem_RawFree(ties);
+    PyMem_RawFree(count);
+    if (qb.obj) {
+        PyBuffer_Release(&qb);
+    }
+    if (sb.obj) {
+        PyBuffer_Release(&sb);
+    }
+    if (tb.obj) {
+        PyBuffer_Release(&tb);
+    }
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&eb);
+    return result;
+}
+
+/* release_memory(): gives the C library's freed memory back to the system (glibc's
+ * malloc_trim, every arena); False where there is no such call. Large numpy arrays and the
+ * kernels' scratch freed by worker threads stay in per-thread arenas otherwise, and a
+ * scoring run's resident size would keep every temporary it ever held. */
+static PyObject *release_memory(PyObject *self, PyObject *args) {
+#if defined(__GLIBC__)
+    int released;
+    Py_BEGIN_ALLOW_THREADS;
+    released = malloc_trim(0);
+    Py_END_ALLOW_THREADS;
+    return PyBool_FromLong(released >= 0);
+#else
+    Py_RETURN_FALSE;
+#endif
+}
+
 static PyMethodDef methods[] = {
     {"parse_block", parse_block, METH_VARARGS,
      "parse_block(block, values, counts, max_numbers) -> (numbers, lines) or None"},
@@ -1366,8 +1901,15 @@ static PyMethodDef methods[] = {
      "normalise_rows(values, M, L, probs, resid, flags): members over their sums, averaged"},
     {"columns_copy", columns_copy, METH_VARARGS,
      "columns_copy(probs, k, count, first, second): columns k.. of an n x L buffer into both"},
-    {"ace_hits", ace_hits, METH_VARARGS,
-     "ace_hits(column, labels, k, sorted, bounds, hits): class k's examples per range"},
+    {"release_memory", release_memory, METH_NOARGS,
+     "release_memory() -> bool: freed memory back to the system (glibc's malloc_trim)"},
+    {"sorted_runs", sorted_runs, METH_VARARGS,
+     "sorted_runs(primary, secondary, errors, descending, starts, totals) -> (runs, accrued, over_k)"},
+    {"radix_argsort", radix_argsort, METH_VARARGS,
+     "radix_argsort(keys, order): the stable ascending order of float64 keys"},
+    {"ace_column", ace_column, METH_VARARGS,
+     "ace_column(column, labels, k, bounds, hits, sums, at): class k's examples, the sum of "
+     "p_k and the values at the cuts, per range of p_k's order"},
     {"erf_into", erf_into, METH_VARARGS, "erf_into(x, out, complement): erf or erfc of each x"},
     {"lift_sum", lift_sum, METH_VARARGS,
      "lift_sum(sorted_keys) -> sum over k of cum(k)/k, highest p first, ties in expectation"},

@@ -19,8 +19,8 @@ import numpy as np
 from .lines import too_many
 
 BLOCK_SIZE = 1 << 20
-# The most bytes of one line a reader with a ``max_numbers`` holds (prediction files):
-# 1,001 numbers need far less; a longer line is streamed past and counted, not kept.
+# The most bytes of one line of any file (spec §1, its end of line excluded): 1,001
+# numbers need far less; a longer line is streamed past and counted, not kept.
 MAX_LINE_BYTES = 1 << 20
 
 
@@ -46,7 +46,7 @@ class LongLine:
         if max_numbers is not None and self.tokens > max_numbers:
             return too_many(self.tokens, max_numbers)
         return (
-            f"a line of {self.length} bytes; a prediction line is at most {max_line} bytes "
+            f"a line of {self.length} bytes; a line is at most {max_line} bytes "
             "(numbers separated by spaces or tabs)"
         )
 
@@ -81,7 +81,7 @@ def iter_blocks(
             if cut < 0:
                 carry.append(bytes(chunk))
                 carry_bytes += len(chunk)
-                if max_line is not None and carry_bytes > max_line:
+                if max_line is not None and carry_bytes > max_line + 1:  # (+ 1: a CR)
                     skipping = LongLine()
                     for piece in carry:
                         skipping.add(piece)
@@ -124,13 +124,21 @@ def _chunks(stream, block_size: int) -> Iterator[bytes | bytearray]:
 
 
 def _whole_line(pieces: list[bytes], max_line: int | None) -> bytes | LongLine:
-    """One line (without its LF) as a block of its own, or a LongLine if over ``max_line``."""
-    if max_line is not None and sum(map(len, pieces)) > max_line:
+    """One line (without its LF) as a block of its own, or a LongLine if over ``max_line``
+    (a CR before the LF belongs to the end of line, not to the line: spec §1)."""
+    if max_line is not None and _line_length(pieces) > max_line:
         long = LongLine()
         for piece in pieces:
             long.add(piece)
         return long
     return b"".join([*pieces, b"\n"])
+
+
+def _line_length(pieces: list[bytes]) -> int:
+    """The bytes of a line held in pieces, a CR at its end not counted."""
+    size = sum(map(len, pieces))
+    last = next((piece for piece in reversed(pieces) if piece), b"")
+    return size - 1 if last[-1:] == b"\r" else size
 
 
 @dataclass

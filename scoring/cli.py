@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 from .errors import ScoringError
 from .evaluate import evaluate
 from .losses import by_legacy_number, find_loss, format_value, loss_names
-from .options import MAX_CLASSES, ScoringOptions
+from .options import MAX_CLASSES, MAX_LEVELS, ScoringOptions, quantile_levels
+from .slices import read_slices
 from .tasks import TASKS
 
 FORMATS = """\
@@ -33,7 +34,8 @@ numbers separated by spaces or tabs; MATLAB's save -ascii output is fine):
 
 losses (lower is better):
   classification   nlp (3), 01l (4), lift, brier, ece
-  regression       nlpd (1), nmse (2), crps
+  regression       nlpd (1), nmse (2), crps; with --levels, also wis and the
+                   coverages covP of the central intervals (unranked)
   multiclass       nlp, brier, 01l, ece, rmsce, sce, ace; with ensemble rows, also
                    tu, du and mi (total and data uncertainty, their difference; unranked)
   The numbers are the loss_type of the 2006 challenge's evaluate.py.
@@ -91,6 +93,23 @@ def _classes(text: str) -> int:
             f"expected a number of classes from 2 to {MAX_CLASSES}, got {text!r}"
         )
     return int(text)
+
+
+def _levels(text: str) -> tuple[float, ...]:
+    """``A1,A2,…``: spec §8's quantile levels, strictly increasing in (0, 1), K ≤ 99."""
+    expected = f"1 to {MAX_LEVELS} comma-separated levels strictly increasing in (0, 1)"
+    values = []
+    for part in text.split(","):
+        try:
+            values.append(float(part))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected {expected}; {part.strip()!r} in {text!r} is not a number"
+            ) from None
+    try:
+        return quantile_levels(values)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"expected {expected}; {err}") from None
 
 
 def _add_multiclass(command) -> None:
@@ -173,6 +192,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="demand q(k+1) - q(k) >= W in quantile rows",
     )
     ev.add_argument("--no-samples", action="store_true", help="reject sample rows")
+    ev.add_argument(
+        "--levels",
+        type=_levels,
+        metavar="A1,A2,...",
+        help="regression: read every row at these quantile levels and add wis and the "
+        "coverage covP of every central interval (two levels summing to 1)",
+    )
+    ev.add_argument(
+        "--slices",
+        metavar="FILE",
+        help="a slice name per example (one per line, a-z 0-9 _ -): also print every loss "
+        "on each slice as 'LOSS@SLICE value', slices in order of first appearance",
+    )
     _add_multiclass(ev)
     _add_check(commands)
     return parser
@@ -278,7 +310,17 @@ def main(argv: list[str] | None = None) -> int:
         min_quantile_gap=args.min_quantile_gap,
         classes=args.classes,
         allow_ensembles=not args.no_ensembles,
+        quantile_levels=args.levels,
     )
+    slice_error = None
+    if args.slices is not None:  # read first: its problems are reported with the others'
+        try:
+            read_slices(args.slices, path=args.slices)
+        except ScoringError as err:
+            slice_error = err
+        except OSError as err:
+            print(f"{args.slices}: cannot read the file: {err.strerror or err}", file=sys.stderr)
+            return 1
     try:
         result = evaluate(
             args.predictions,
@@ -288,8 +330,9 @@ def main(argv: list[str] | None = None) -> int:
             predictions_path=args.predictions,
             targets_path=args.targets,
         )
+        slices = None if args.slices is None or slice_error else _slices(args.slices, result)
     except ScoringError as err:
-        print(err.report(), file=sys.stderr)
+        print(ScoringError.combine(err, *filter(None, [slice_error])).report(), file=sys.stderr)
         return 1
     except OSError as err:
         name = err.filename or args.predictions
@@ -297,6 +340,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except ValueError as err:
         print(f"scoring: {err}", file=sys.stderr)
+        return 1
+    if slice_error is not None:
+        print(slice_error.report(), file=sys.stderr)
         return 1
     if args.loss is not None:
         loss = find_loss(result.task, args.loss)
@@ -308,8 +354,26 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
+        if loss.name not in result.scores:  # a loss that needs an option (wis: --levels)
+            print(
+                f"scoring: {loss.name} is not computed without the option it needs"
+                " (wis: --levels A1,A2,...)",
+                file=sys.stderr,
+            )
+            return 2
         print(format_value(result.scores[loss.name]))
+        names = [loss.name]
     else:
         for name, value in [*result.scores.items(), *result.reported.items()]:
             print(f"{name} {format_value(value)}")
+        names = list(result.scores)
+    for slice_name, part in (slices or {}).items():  # spec §8: losses only, per slice
+        for name in names:
+            print(f"{name}@{slice_name} {format_value(part.scores[name])}")
     return 0
+
+
+def _slices(path: str, result) -> dict:
+    """The evaluation of each slice of ``path`` (spec §8), its count checked against the
+    targets' (ScoringError naming the line otherwise)."""
+    return result.by_slice(read_slices(path, path=path, n=result.n))

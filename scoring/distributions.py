@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .moments import quantile_mean, sample_mean
 from .special import erf, norm_cdf
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
@@ -41,6 +42,8 @@ class Stats:
     mean: np.ndarray
     crps: np.ndarray
     pit: np.ndarray
+    mean_lo: np.ndarray | None = None  # mean + mean_lo: the exact mean (scoring.moments)
+    mean_err: np.ndarray | None = None  # a bound on |mean + mean_lo − exact mean| (None: 0)
 
 
 def gaussian_stats(mean, variance, target) -> Stats:
@@ -90,7 +93,8 @@ def quantile_stats_from_diffs(a, q, da, dq, target) -> Stats:
 
     - log p(t) = log z1 − r, log z_k = log Δa_k − log Δq_k, log zN − x;
     - F(t) = a1·e^(−r), a_k + (t − q_k)·z_k, 1 − (1 − aN)·e^(−x);
-    - mean = Σ_k (q_k + q_k+1)/2·Δa_k + a1(q1 − b1) + (1 − aN)(qN + bN);
+    - mean = Σ_k (q_k + q_k+1)/2·Δa_k + a1(q1 − b1) + (1 − aN)(qN + bN), exact in
+      double-double (:func:`scoring.moments.quantile_mean`);
     - CRPS = Σ over the bins of Δq·(g0² + g0·g1 + g1²)/3, g = F − 1{u ≥ t} at the
       bin's ends (F linear; the bin holding t split at t), plus the tails
       ½a1²b1 + (q1 − t)(1 − 2a1·φ(r)) and ½(1 − aN)²bN + (t − qN)(1 − 2(1 − aN)·φ(x)),
@@ -131,10 +135,7 @@ def quantile_stats_from_diffs(a, q, da, dq, target) -> Stats:
 
     logpdf = np.where(lower, log_z1 - r, np.where(upper, log_zn - x, np.log(da_j) - np.log(dq_j)))
     pit = np.where(lower, a1 * np.exp(-r), np.where(upper, 1.0 - c * np.exp(-x), f))
-    with np.errstate(over="ignore"):
-        mean = (
-            0.5 * np.einsum("ij,ij->i", q[:, :-1] + q[:, 1:], da) + a1 * (q1 - b1) + c * (qn + bn)
-        )
+    mean, mean_lo, mean_err = quantile_mean(a, q, da, dq)  # (scoring.moments)
 
     # Bins wholly right of t contribute ∫(1 − F)², with 1 − F at the ends in place of F.
     right = np.arange(n - 1) >= k[:, None]
@@ -160,7 +161,7 @@ def quantile_stats_from_diffs(a, q, da, dq, target) -> Stats:
             tail_up[wide] = np.exp(np.log(0.5) + 2.0 * np.log(c[wide]) + log_bn[wide])
     tail_up = tail_up + np.where(upper, (t - qn) * (1.0 - 2.0 * c * _phi(x)), 0.0)
     crps = middle + tail_low + tail_up
-    return Stats(logpdf, mean, crps, pit)
+    return Stats(logpdf, mean, crps, pit, mean_lo, mean_err)
 
 
 def _scale_lengths(distance, mask, log_scale) -> np.ndarray:
@@ -180,7 +181,7 @@ def _phi(r) -> np.ndarray:
     return np.where(small, 1.0, -np.expm1(-safe) / safe)
 
 
-def sample_stats(samples, target) -> Stats:
+def sample_stats(samples, target, *, presorted: bool = False) -> Stats:
     """Sample rows ``2 s1 … sK`` (rows × K): the empirical distribution of the sample.
 
     CRPS = (1/K)Σ|s_k − t| − (1/2K²)ΣΣ|s_j − s_k| (Gneiting & Raftery 2007, eq. 21),
@@ -192,9 +193,11 @@ def sample_stats(samples, target) -> Stats:
     where L_i and R_i are the parts of gap i left and right of t. (Its pair term
     alone would be (1/K²)·Σ_i i(K − i)(s_(i+1) − s_(i)).) The density is not defined
     (``logpdf`` is nan: NLPD is n/a); PIT is the mid-point of the jump,
-    (#{s < t} + #{s ≤ t}) / 2K.
+    (#{s < t} + #{s ≤ t}) / 2K. The mean is exact (:func:`scoring.moments.sample_mean`).
+    ``presorted``: the rows are sorted already.
     """
-    s = np.sort(np.asarray(samples, dtype=np.float64), axis=1)
+    s = np.asarray(samples, dtype=np.float64)
+    s = s if presorted else np.sort(s, axis=1)
     t = np.asarray(target, dtype=np.float64)
     k = s.shape[1]
     lo, hi = s[:, :-1], s[:, 1:]
@@ -206,4 +209,5 @@ def sample_stats(samples, target) -> Stats:
     below = np.count_nonzero(s < t[:, None], axis=1)
     at_or_below = np.count_nonzero(s <= t[:, None], axis=1)
     pit = (below + at_or_below) / (2.0 * k)
-    return Stats(np.full(t.shape, np.nan), s.mean(axis=1), crps, pit)
+    mean, mean_lo, mean_err = sample_mean(s)
+    return Stats(np.full(t.shape, np.nan), mean, crps, pit, mean_lo, mean_err)

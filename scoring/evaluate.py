@@ -15,6 +15,7 @@ from .losses import Context, compute_scores, compute_terms
 from .options import MAX_LINE_NUMBERS, ScoringOptions
 from .parse import read_targets as _read_targets
 from .rows import RowReader
+from .slices import first_appearance
 from .taskspec import TaskSpec, get_task, inferable
 
 
@@ -54,13 +55,26 @@ class Evaluation:
     def subset(self, mask) -> Evaluation:
         """The evaluation of the examples where ``mask`` is True alone, as if the file and
         the targets held only them: every loss, term and plot of that part (nmse over the
-        part's own targets when it normalises by the evaluated split). Used for the public
-        and private parts of a test split; ``mask`` is a boolean array of length n with at
-        least one True."""
+        part's own targets when it normalises by the evaluated split), except that the part
+        is non-probabilistic exactly when the whole file is (spec §3 and §7 decide it on the
+        file, never per part). Used for the public and private parts of a test split and for
+        slices; ``mask`` is a boolean array of length n with at least one True."""
         mask = np.asarray(mask, dtype=bool)
         if mask.shape != (self.n,) or not mask.any():
             raise ValueError(f"expected a boolean mask of {self.n} values with a True")
-        return _score(self.context.spec.subset(self.context, mask))
+        part = self.context.spec.subset(self.context, mask)
+        part.point = self.non_probabilistic  # (decided on the whole file: spec §3, §7)
+        return _score(part)
+
+    def by_slice(self, names) -> dict[str, Evaluation]:
+        """The evaluation of each slice (spec §8), in order of first appearance: ``names``
+        holds the slice of every example (``scoring.read_slices``), and each slice is
+        scored as if the file and the targets held its examples alone (its own var(t) in
+        nmse, as :meth:`subset`). A non-probabilistic file stays so on every slice."""
+        names = np.asarray(names)
+        if names.shape != (self.n,):
+            raise ValueError(f"expected {self.n} slice names, found {names.size}")
+        return {name: self.subset(names == name) for name in first_appearance(names)}
 
 
 def _score(ctx: Context) -> Evaluation:

@@ -34,6 +34,10 @@ class Context:
     p: np.ndarray | None = None  # binary classification: p(y = +1) per example
     rows: RegressionRows | None = None  # regression: per-example statistics
     multiclass: ClassRows | None = None  # multiclass: probabilities per example
+    # A part of a file (a slice, the test's public or private part) is non-probabilistic
+    # when the whole file is (spec §3, §7: decided on the whole file, never per part): the
+    # whole file's decision, or None to decide on these examples.
+    point: bool | None = None
     _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -42,7 +46,7 @@ class Context:
 
     @property
     def is_point(self) -> bool:
-        return self.spec.is_point(self)
+        return self.spec.is_point(self) if self.point is None else self.point
 
     def memo(self, key: str, compute: Callable[[], Any]) -> Any:
         """``compute()``, once per context: sums that several of a task's losses share."""
@@ -70,6 +74,9 @@ class Loss:
         information, in the dataset's log base.
     default_ranking: ranks a dataset of its task that names no ranking loss.
     reference, description: where it comes from and what it measures, for the site.
+    applies: whether the loss exists under a dataset's options (``wis`` only with quantile
+        levels, spec §8); None: always. A loss that does not apply is neither computed,
+        nor stored, nor shown (:func:`losses_for` with options).
     """
 
     name: str
@@ -84,6 +91,11 @@ class Loss:
     default_ranking: bool = False
     reference: str = ""
     description: str = ""
+    applies: Callable[[ScoringOptions], bool] | None = field(default=None, repr=False)
+
+    def applies_under(self, options: ScoringOptions | None) -> bool:
+        """Whether the loss applies under ``options`` (None: any options, so every loss)."""
+        return options is None or self.applies is None or bool(self.applies(options))
 
     def __post_init__(self):
         object.__setattr__(self, "task", get_task(self.task).name)
@@ -139,10 +151,11 @@ def loss_names() -> list[str]:
     return list(dict.fromkeys(name for _, name in LOSSES))
 
 
-def losses_for(task: str) -> list[Loss]:
-    """The task's losses in display order."""
+def losses_for(task: str, options: ScoringOptions | None = None) -> list[Loss]:
+    """The task's losses in display order: those that apply under ``options`` (a dataset's
+    scoring options: ``wis`` only with quantile levels), or every one when it is None."""
     name = get_task(task).name
-    return [loss for loss in LOSSES.values() if loss.task == name]
+    return [loss for loss in LOSSES.values() if loss.task == name and loss.applies_under(options)]
 
 
 def by_legacy_number(number: int) -> Loss | None:
@@ -162,17 +175,19 @@ PAPER = "Quiñonero-Candela et al., Evaluating Predictive Uncertainty Challenge 
 
 
 def compute_scores(ctx: Context) -> dict[str, float | None]:
-    """Every loss of the task; probabilistic ones are n/a for a non-probabilistic file."""
+    """Every loss of the task that applies under the context's options; probabilistic ones
+    are n/a for a non-probabilistic file."""
     point = ctx.is_point
     scores: dict[str, float | None] = {}
-    for loss in losses_for(ctx.task):
+    for loss in losses_for(ctx.task, ctx.options):
         value = None if point and loss.probabilistic else loss.compute(ctx)
         scores[loss.name] = None if value is None else float(value)
     return scores
 
 
 def compute_terms(ctx: Context) -> dict[str, np.ndarray | None]:
-    """The per-example terms of every loss of the task that has them, by ``terms_key``.
+    """The per-example terms of every loss of the task that has them and applies under the
+    context's options, by ``terms_key``.
 
     Each is a float64 array of one term per example, or None where the loss is n/a by
     the rules of :func:`compute_scores` (a non-probabilistic file) or has no terms (nlpd
@@ -180,7 +195,7 @@ def compute_terms(ctx: Context) -> dict[str, np.ndarray | None]:
     """
     point = ctx.is_point
     out: dict[str, np.ndarray | None] = {}
-    for loss in losses_for(ctx.task):
+    for loss in losses_for(ctx.task, ctx.options):
         if loss.terms is None:
             continue
         terms = None if point and loss.probabilistic else loss.terms(ctx)
@@ -189,9 +204,12 @@ def compute_terms(ctx: Context) -> dict[str, np.ndarray | None]:
 
 
 def format_value(value: float | None) -> str:
-    """As the command line prints it: repr precision, ``inf``, ``n/a``."""
+    """As the command line prints it: repr precision, ``inf``, ``n/a``; a zero ``0.0``,
+    never ``-0.0`` (spec §4: a loss computed as −0.0, e.g. −(0/n), is zero)."""
     if value is None:
         return "n/a"
+    if value == 0:
+        return "0.0"
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
     return repr(float(value))

@@ -46,8 +46,10 @@ def ace_gaps(probs: np.ndarray, y: np.ndarray, *, n_ranges: int = ECE_BINS, resi
     stable order by p_k, and the R range sizes; ACE is the mean of the L × R gaps.
 
     ``probs`` n × L float64 (C order) and ``y`` n int64 class indices, both already checked
-    (scoring.multiclass.ace checks them). The counts of each range come from the C kernel
-    ``ace_hits`` (one pass over the column) when it is built, else from :func:`_hits`.
+    (scoring.multiclass.ace checks them). With the C kernel ``ace_column`` built, no column
+    is sorted: the values at the cuts are order statistics (radix selection), and one pass
+    puts every example in its range (its count and its compensated sum of p_k); without it,
+    each column is sorted and the counts come from :func:`_hits`.
     Classes are spread over a few threads on a large file (sorting and the kernels
     release the GIL); each class's result is the same whichever thread computes it.
     ``resid`` (n × L float32, scoring.multiclass_rows.ClassRows): equal doubles are
@@ -63,17 +65,17 @@ def ace_gaps(probs: np.ndarray, y: np.ndarray, *, n_ranges: int = ECE_BINS, resi
         labels = y.astype(np.int32)  # (read once per class: the narrower the quicker)
 
         def share(part: int) -> None:
-            line_order, column = np.empty((1, n)), np.empty((1, n))
+            line_order = np.empty((1, n))
+            at = np.empty((bounds.size - 2, 2))
             for k in range(part, n_classes, parts):
-                native.columns_copy(probs, k, 1, line_order, column)  # one read for both
-                column[0].sort()
-                hits = np.zeros(bounds.size - 1)
-                native.ace_hits(line_order[0], labels, k, column[0], bounds, hits)
+                native.columns_copy(probs, k, 1, line_order, line_order)
+                hits, sums = np.zeros(bounds.size - 1), np.zeros(bounds.size - 1)
+                native.ace_column(line_order[0], labels, k, bounds, hits, sums, at)
                 if resid is not None:
                     hits = _exact_hits(
-                        probs, y, resid, exact, k, column[0], bounds, hits, line_order[0]
+                        probs, y, resid, exact, k, at[:, 1], at[:, 0], bounds, hits, line_order[0]
                     )
-                np.abs(hits - np.add.reduceat(column[0], bounds[:-1]), out=gaps[k])
+                np.abs(hits - sums, out=gaps[k])
 
     else:
         # The true class's probability of every example, grouped by class: for class k
@@ -91,24 +93,30 @@ def ace_gaps(probs: np.ndarray, y: np.ndarray, *, n_ranges: int = ECE_BINS, resi
                 mine.sort()
                 hits = _hits(probs[:, k], y == k, column=column, members=mine, bounds=bounds)
                 if resid is not None:
-                    hits = _exact_hits(probs, y, resid, exact, k, column, bounds, hits)
+                    cuts = bounds[1:-1]
+                    hits = _exact_hits(
+                        probs, y, resid, exact, k, column[cuts], column[cuts - 1], bounds, hits
+                    )
                 np.abs(hits - np.add.reduceat(column, bounds[:-1]), out=gaps[k])
 
     in_parts(share, parts, size=probs.size)
+    _accel.release_memory()  # (the threads' scratch: kept by their arenas otherwise)
     gaps /= np.diff(bounds)
     return gaps, np.diff(bounds)
 
 
-def _exact_hits(probs, y, resid, exact, k: int, column, bounds, hits, line_order=None):
+def _exact_hits(
+    probs, y, resid, exact, k: int, values, before, bounds, hits, line_order=None
+) -> np.ndarray:
     """``hits`` (equal doubles counted in line order), moved where a value running across a
     cut is held by examples whose exact values differ (``resid``, ``exact``): those
-    holders in the order of their exact values, then line (spec §7). ``line_order``: the
-    p_k in line order, if at hand."""
+    holders in the order of their exact values, then line (spec §7). ``values`` and
+    ``before``: the values at the ranks of the cuts and just before them; ``line_order``:
+    the p_k in line order, if at hand."""
     cuts = bounds[1:-1]
     if not cuts.size:
         return hits
-    values = column[cuts]
-    spanning = np.unique(values[column[cuts - 1] == values])
+    spanning = np.unique(values[before == values])
     if not spanning.size:
         return hits
     line_order = probs[:, k] if line_order is None else line_order
@@ -127,7 +135,7 @@ def _exact_hits(probs, y, resid, exact, k: int, column, bounds, hits, line_order
         else:
             order = np.argsort(sides, kind="stable")
         own = y[mine] == k
-        lo = np.searchsorted(column, v)
+        lo = int(np.count_nonzero(line_order < v))  # the first rank holding v
         ranks = lo + np.arange(mine.size)
         moved = np.empty(mine.size, dtype=np.intp)
         moved[order] = ranks

@@ -16,26 +16,20 @@ spec §7's decisions are taken (scoring.multiclass_rows.normalise).
 
 from __future__ import annotations
 
-import math
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
-from fractions import Fraction
 
 import numpy as np
 
-from . import hints
+from . import _accel, hints
 from .errors import Problems, fmt
 from .multiclass import entropy
 from .multiclass_ace import THREADED_SIZE
+from .multiclass_blocks import SummaryBlocks
 from .multiclass_rows import ClassRows, normalise
+from .multiclass_sums import SUM_MARGIN, SUM_TOLERANCE, member_sums, sum_message, sums_off
 from .options import MAX_CLASSES, MAX_MEMBERS, ScoringOptions
 from .rows import RowReader, Rows, check_range
-
-SUM_TOLERANCE = 0.01  # |Σ p − 1| ≤ 0.01 for each member, spec §7
-# A computed sum of at most 1000 numbers in [0, 1] is within 1e-12 of the exact sum of
-# the doubles: a sum this close to the tolerance is decided on the exact sum instead.
-_SUM_MARGIN = 1e-12
-_FAR = 0.1  # a sum further than this from 1 is no rounding slip: scores or logits
 
 
 def max_numbers(classes: int | None) -> int:
@@ -57,13 +51,32 @@ def first_count(source, path: str) -> int | None:
 
 
 def read_multiclass(
-    source, *, path: str, n_expected: int, options: ScoringOptions, reader: RowReader | None = None
+    source,
+    *,
+    path: str,
+    n_expected: int,
+    options: ScoringOptions,
+    reader: RowReader | None = None,
+    labels: np.ndarray | None = None,
 ) -> ClassRows:
     """The validated predictions of a file of ``n_expected`` rows, or ScoringError listing
-    every problem. ``options.classes`` None: L is the count on the first line."""
-    checks = _read(source, path=path, n=n_expected, options=options, reader=reader, keep=True)
+    every problem. ``options.classes`` None: L is the count on the first line. ``labels``
+    (the n targets, checked): the summary for them is summed as the blocks are read
+    (scoring.multiclass_blocks) and kept with the rows."""
+    checks = _read(
+        source, path=path, n=n_expected, options=options, reader=reader, keep=True, labels=labels
+    )
+    summary = None
+    if checks.summary is not None and not checks.exact:  # (exact rows: decided apart)
+        summary = checks.summary.finish()
+    _accel.release_memory()  # (the blocks read, freed on two threads)
     return ClassRows(
-        checks.probs, checks.members, checks.member_entropy, resid=checks.resid, exact=checks.exact
+        checks.probs,
+        checks.members,
+        checks.member_entropy,
+        resid=checks.resid,
+        exact=checks.exact,
+        summary=summary,
     )
 
 
@@ -75,11 +88,11 @@ def check_multiclass(
     _read(source, path=path, n=n_expected, options=options, reader=reader, keep=False)
 
 
-def _read(source, *, path, n, options, reader, keep) -> _Checks:
+def _read(source, *, path, n, options, reader, keep, labels=None) -> _Checks:
     problems = reader.problems if reader is not None else Problems(path)
     classes = options.classes
     reader = RowReader(source, path, problems=problems, max_numbers=max_numbers(classes))
-    checks = _Checks(problems, classes, options.allow_ensembles, n if keep else None)
+    checks = _Checks(problems, classes, options.allow_ensembles, n if keep else None, labels)
     try:
         for rows in reader.rows(n):
             checks.block(rows)
@@ -95,8 +108,17 @@ def _read(source, *, path, n, options, reader, keep) -> _Checks:
 class _Checks:
     """The checks of one file, block by block; the result while it has no problem."""
 
-    def __init__(self, problems: Problems, classes: int | None, allow: bool, n: int | None):
+    def __init__(
+        self,
+        problems: Problems,
+        classes: int | None,
+        allow: bool,
+        n: int | None,
+        labels: np.ndarray | None = None,
+    ):
         self.problems = problems
+        self.labels = labels  # the targets, when the summary is summed block by block
+        self.summary: SummaryBlocks | None = None
         self.classes = classes  # None until the first line says (then 0 if it cannot)
         self.allow = allow
         self.n = n  # rows kept (None: checked only)
@@ -119,6 +141,8 @@ class _Checks:
         self.exact = {}
         self.members = np.ones(n, dtype=np.int32)
         self.member_entropy = np.full(n, np.nan)
+        if self.labels is not None and self.labels.size == n:
+            self.summary = SummaryBlocks(self.labels, self.classes)
 
     def _write(self, start: int, v: np.ndarray, sums: np.ndarray, index=None) -> None:
         """Rows ``v`` (rows × M × L, checked) divided by their members' sums and averaged,
@@ -140,6 +164,8 @@ class _Checks:
             self._normalise(v, sums, where)
             return
         self.drain()
+        if self.summary is not None:  # (rows out of order: summed from the whole file)
+            self.summary.abandon()
         probs = np.empty((v.shape[0], self.classes))
         resid = np.empty((v.shape[0], self.classes), dtype=np.float32)
         exact = normalise(v, probs, resid)
@@ -173,6 +199,8 @@ class _Checks:
     def _normalised(self, v: np.ndarray, sums: np.ndarray, where: slice) -> tuple[dict, slice]:
         exact = normalise(v, self.probs[where], self.resid[where])
         self._ensemble(v, sums, where)
+        if self.summary is not None:
+            self.summary.add(where.start, self.probs[where], self.resid[where])
         return exact, where
 
     def _merge(self, exact: dict, where: slice) -> None:
@@ -262,8 +290,8 @@ class _Checks:
         v = values.reshape(counts.size, members, self.classes)
         if not _in_unit_interval(v):  # (and so within spec §1's bound, ±1e100)
             return False
-        sums = _sums(v)
-        within = 1 - SUM_TOLERANCE + _SUM_MARGIN, 1 + SUM_TOLERANCE - _SUM_MARGIN
+        sums = member_sums(v)
+        within = 1 - SUM_TOLERANCE + SUM_MARGIN, 1 + SUM_TOLERANCE - SUM_MARGIN
         if sums.min() < within[0] or sums.max() > within[1]:
             return False
         self.span.add_counts(counts, count, count)
@@ -328,7 +356,7 @@ class _Checks:
         [0, 1], then each member's sum; written while the file has no problem."""
         p, m = self.problems, v.shape[1]
         low, high = float(v.min()), float(v.max())
-        sums = _sums(v)
+        sums = member_sums(v)
         self.span.add_values(low, high, sums if high > 1 else None)
         outside = ((v < 0) | (v > 1)).reshape(v.shape[0], -1)
         bad = outside.any(axis=1)
@@ -344,7 +372,7 @@ class _Checks:
                 ),
                 hints.CLASS_PROBABILITY,
             )
-        off = _sums_off(v, sums) & ~bad[:, None]
+        off = sums_off(v, sums) & ~bad[:, None]
         wrong = off.any(axis=1)
         if wrong.any():
             which = np.flatnonzero(wrong)
@@ -352,7 +380,7 @@ class _Checks:
             p.add_lines(
                 lines[which],
                 lambda i: (
-                    _sum_message(sums[which[i], member[i]], member[i], m)
+                    sum_message(sums[which[i], member[i]], member[i], m)
                     + self._ensemble_guess(lines[which[i]], sums[which[i], member[i]])
                 ),
                 hints.CLASS_SUM,
@@ -397,69 +425,9 @@ def _in_unit_interval(v: np.ndarray) -> bool:
     return bool(v.min() >= 0 and v.max() <= 1)
 
 
-def _sums(v: np.ndarray) -> np.ndarray:
-    """Each member's sum (rows × M): einsum's sum along the rows is several times as fast
-    as ``sum(axis=2)``, and every path takes its sums here (the same values)."""
-    return np.einsum("ijk->ij", v)
-
-
 def _place(flat_index: int, members: int, classes: int) -> str:
     member, k = divmod(int(flat_index), classes)
     return f"class {k}" if members == 1 else f"member {member + 1}, class {k}"
-
-
-def _sums_off(v: np.ndarray, sums: np.ndarray) -> np.ndarray:
-    """Members whose probabilities sum to more than 0.01 away from 1: on the computed
-    sums, and on the exact sum of the doubles where those are too close to tell."""
-    deviation = np.abs(sums - 1)
-    off = deviation > SUM_TOLERANCE + _SUM_MARGIN
-    close = np.abs(deviation - SUM_TOLERANCE) <= _SUM_MARGIN
-    for r, m in zip(*np.nonzero(close), strict=True):
-        off[r, m] = _exactly_off(v[r, m].tolist(), above=bool(sums[r, m] > 1))
-    return off
-
-
-def _split(value: Fraction) -> list[float]:
-    """Three doubles whose exact sum is within 1e-48 of ``value`` (near 1)."""
-    parts = []
-    for _ in range(3):
-        parts.append(float(value - sum(map(Fraction, parts), Fraction(0))))
-    return parts
-
-
-# The bounds 1 ± 0.01, which no double is, as sums of three doubles.
-_BOUNDS = {True: _split(Fraction(101, 100)), False: _split(Fraction(99, 100))}
-
-
-def _exactly_off(member: list[float], *, above: bool) -> bool:
-    """Whether the exact sum S of ``member``'s doubles lies beyond 1.01 (``above``) or
-    below 0.99: fsum rounds S − bound once, so its sign is S's side of the bound unless
-    they are within 1e-40 of each other, when exact fractions decide (a crafted file)."""
-    gap = math.fsum([*member, *(-part for part in _BOUNDS[above])])
-    if abs(gap) > 1e-40:
-        return gap > 0 if above else gap < 0
-    exact = sum(map(Fraction, member), Fraction(0))
-    return abs(exact - 1) > Fraction(1, 100)
-
-
-def _sum_message(total: float, member: int, members: int) -> str:
-    whose = "probabilities" if members == 1 else f"member {member + 1}'s probabilities"
-    shown = _shown(total)
-    if abs(total - 1) > _FAR:
-        return f"{whose} sum to {shown}, not 1: are these scores or logits? apply a softmax"
-    return (
-        f"{whose} sum to {shown}, not 1 (within 0.01): write them with more digits, or "
-        "divide each by their sum"
-    )
-
-
-def _shown(total: float) -> str:
-    """The sum with 4 significant digits, more if that would hide how far from 1 it is."""
-    for digits in (4, 6, 9, 12):
-        text = f"{total:.{digits}g}"
-        if abs(Fraction(text) - 1) > Fraction(1, 100):  # (as written, not as a double)
-            return text
-    return f"{total:.20g}"  # (the sum of the doubles, beyond the decimal bound)
 
 
 def _distinct(values: np.ndarray) -> list[int]:

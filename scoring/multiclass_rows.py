@@ -11,8 +11,9 @@ from __future__ import annotations
 import bisect
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -52,6 +53,10 @@ class ClassRows:
     # The rows holding values below 2^-900, exactly (row → L fractions): there a float32
     # side cannot tell near ties apart (scoring.multiclass decides these rows on them).
     exact: dict | None = None
+    # The summary of these rows for the targets they were read with, summed while the file
+    # was read (scoring.multiclass_blocks); None: computed when first needed. A subset
+    # never keeps it.
+    summary: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         n = self.probs.shape[0] if self.probs.ndim == 2 else -1

@@ -29,6 +29,8 @@ MAX_LINE_NUMBERS = 1 + MAX_SAMPLES
 # Multiclass (spec §7): L classes per dataset, and M members in an ensemble row.
 MAX_CLASSES = 1000
 MAX_MEMBERS = 100
+# Spec §8: a regression dataset's quantile levels 0 < α_1 < … < α_K < 1, K ≤ 99.
+MAX_LEVELS = 99
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class ScoringOptions:
     classes: L, the multiclass task's class count (2 ≤ L ≤ 1000); None: the count of
         numbers on the first prediction line (spec §7, ``--classes``).
     allow_ensembles: whether multiclass rows of M·L numbers (M members) are accepted.
+    quantile_levels: regression: 0 < α_1 < … < α_K < 1 (1 ≤ K ≤ 99) at which every row is
+        read for ``wis`` and the central intervals' coverage (spec §8); None: neither.
     """
 
     log_base: float = math.e
@@ -50,6 +54,7 @@ class ScoringOptions:
     nmse_normaliser: NmseNormaliser = NmseNormaliser.EVALUATED
     classes: int | None = None
     allow_ensembles: bool = True
+    quantile_levels: tuple[float, ...] | None = None
 
     def __post_init__(self):
         if not (math.isfinite(self.log_base) and self.log_base > 0 and self.log_base != 1):
@@ -62,6 +67,8 @@ class ScoringOptions:
         if self.classes is not None:
             object.__setattr__(self, "classes", _class_count(self.classes))
         object.__setattr__(self, "allow_ensembles", bool(self.allow_ensembles))
+        if self.quantile_levels is not None:
+            object.__setattr__(self, "quantile_levels", quantile_levels(self.quantile_levels))
 
 
 def _class_count(value) -> int:
@@ -75,3 +82,26 @@ def _class_count(value) -> int:
     if not whole or not 2 <= value <= MAX_CLASSES:
         raise ValueError(f"classes must be a whole number from 2 to {MAX_CLASSES}, got {value!r}")
     return int(value)
+
+
+def quantile_levels(values) -> tuple[float, ...]:
+    """Spec §8's levels as a tuple of floats: 1 to MAX_LEVELS numbers strictly increasing
+    inside (0, 1); ValueError saying which rule a value breaks. (A string is refused: give
+    numbers, or parse ``A1,A2,…`` first.)"""
+    if isinstance(values, str | bytes) or not hasattr(values, "__iter__"):
+        raise ValueError(f"quantile levels must be a list of numbers, got {values!r}")
+    levels = []
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ValueError(f"quantile levels must be numbers, got {value!r}")
+        level = float(value)
+        if not 0 < level < 1:  # NaN fails too
+            raise ValueError(f"quantile levels must lie strictly between 0 and 1, got {value!r}")
+        if levels and level <= levels[-1]:
+            raise ValueError(
+                f"quantile levels must increase strictly ({value!r} after {levels[-1]!r})"
+            )
+        levels.append(level)
+    if not 1 <= len(levels) <= MAX_LEVELS:
+        raise ValueError(f"expected 1 to {MAX_LEVELS} quantile levels, got {len(levels)}")
+    return tuple(levels)

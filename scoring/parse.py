@@ -10,8 +10,6 @@ Every reader checks the bound of spec §1 on each block first
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from . import _accel, hints
@@ -20,10 +18,10 @@ from .distributions import Stats, gaussian_stats, quantile_stats_from_diffs, sam
 from .errors import Problems, fmt
 from .options import MAX_LINE_NUMBERS, MAX_QUANTILES, MAX_SAMPLES, ScoringOptions
 from .quantile_gap import exact_gap_below, gap_hint
+from .regression_rows import GAUSSIAN, QUANTILES, SAMPLE, Arena, Group, RegressionRows
 from .rows import MAX_VALUE, RowReader, Rows, check_range
 from .taskspec import get_task
 
-GAUSSIAN, QUANTILES, SAMPLE = 1, 0, 2
 ROW_KINDS = {QUANTILES: "quantiles", GAUSSIAN: "Gaussian", SAMPLE: "sample"}
 
 
@@ -145,33 +143,6 @@ def read_classification(
     return np.concatenate(parts)
 
 
-@dataclass
-class RegressionRows:
-    """Per-example statistics of a valid regression prediction file."""
-
-    kind: np.ndarray  # QUANTILES, GAUSSIAN or SAMPLE per example
-    variance: np.ndarray  # Gaussian rows' variance, nan for other rows
-    stats: Stats
-
-    @property
-    def has_samples(self) -> bool:
-        return bool((self.kind == SAMPLE).any())
-
-    def subset(self, mask: np.ndarray) -> RegressionRows:
-        """The rows where ``mask`` is True."""
-        stats = self.stats
-        return RegressionRows(
-            self.kind[mask],
-            self.variance[mask],
-            Stats(stats.logpdf[mask], stats.mean[mask], stats.crps[mask], stats.pit[mask]),
-        )
-
-    @property
-    def is_point(self) -> bool:
-        """Every row a zero-variance Gaussian: a non-probabilistic submission."""
-        return bool((self.kind == GAUSSIAN).all() and (self.variance == 0).all())
-
-
 def read_regression(
     source, *, path: str, targets: np.ndarray, options: ScoringOptions | None = None
 ) -> RegressionRows:
@@ -179,22 +150,41 @@ def read_regression(
     options = options or ScoringOptions()
     targets = np.asarray(targets, dtype=np.float64)
     n = targets.size
-    result = None  # allocated with the first valid rows: a bad file never needs it
+    kind = mean = mean_lo = mean_err = variance = None  # allocated with the first valid rows
+    stats = []  # the other statistics, per group
+    groups = []  # the rows themselves (regression_rows.Group)
     reader = RowReader(source, path, max_numbers=MAX_LINE_NUMBERS)
-    check = _RegressionChecks(reader.problems, options)
+    check = _RegressionChecks(reader.problems, options, Arena(n))
     for rows in reader.rows(n):
         # (Only while the file has no problem: a file with problems gets no scores.)
-        for row_kind, idx, stats, var in check.block(rows, targets):
-            result = result or _empty_rows(n)
-            result.kind[idx] = row_kind
-            if var is not None:
-                result.variance[idx] = var
-            for name in ("logpdf", "mean", "crps", "pit"):
-                getattr(result.stats, name)[idx] = getattr(stats, name)
+        for group, group_stats in check.block(rows, targets):
+            if kind is None:
+                kind, variance = np.full(n, -1, dtype=np.int8), np.full(n, np.nan)
+                mean, mean_lo, mean_err = np.full(n, np.nan), np.zeros(n), np.zeros(n)
+            idx = group.index
+            kind[idx] = group.kind
+            if group.kind == GAUSSIAN:
+                variance[idx] = group.second
+            mean[idx] = group_stats.mean
+            if group_stats.mean_lo is not None:
+                mean_lo[idx] = group_stats.mean_lo
+                mean_err[idx] = group_stats.mean_err
+            groups.append(group)
+            stats.append(group_stats)
     reader.check_count(n, "target")
     hints.hint_levels(reader.problems, check.levels)
     reader.problems.raise_if_any()
-    return result or _empty_rows(n)
+    if kind is None:
+        return _empty_rows(n)
+    other = []
+    for name in ("logpdf", "crps", "pit"):
+        values = np.full(n, np.nan)
+        for group, group_stats in zip(groups, stats, strict=True):
+            values[group.index] = getattr(group_stats, name)
+        other.append(values)
+    return RegressionRows(
+        kind, variance, Stats(other[0], mean, other[1], other[2]), groups, mean_lo, mean_err
+    )
 
 
 def check_regression(
@@ -221,18 +211,20 @@ def check_regression(
 
 
 def _empty_rows(n: int) -> RegressionRows:
+    """No valid row (an empty file of an empty split)."""
     stats = Stats(*(np.full(n, np.nan) for _ in range(4)))
-    return RegressionRows(np.full(n, -1, dtype=np.int8), np.full(n, np.nan), stats)
+    return RegressionRows(np.full(n, -1, dtype=np.int8), np.full(n, np.nan), stats, [])
 
 
 class _RegressionChecks:
-    def __init__(self, problems: Problems, options: ScoringOptions):
+    def __init__(self, problems: Problems, options: ScoringOptions, arena: Arena | None = None):
         self.problems = problems
         self.options = options
+        self.arena = arena  # where the kept rows go (read_regression); None: nothing kept
         self.levels = hints.ValueSpan()  # quantile levels in percent? (hints.hint_levels)
 
     def block(self, rows: Rows, targets: np.ndarray):
-        """Yield (kind, example indices, Stats, variance or None) for each valid group.
+        """Yield (:class:`~scoring.regression_rows.Group`, Stats) for each valid group.
 
         Every check runs; groups are scored only while the file has no problem.
         """
@@ -279,7 +271,8 @@ class _RegressionChecks:
         if sel.any() and not p:
             idx = rows.index[sel]
             m = values[offsets[sel] + 1]
-            yield GAUSSIAN, idx, gaussian_stats(m, var[sel], targets[idx]), var[sel]
+            v = var[sel]
+            yield Group(GAUSSIAN, idx, m, v), gaussian_stats(m, v, targets[idx])
 
         yield from self._samples(rows, good & (flag == 2), in_range, targets)
         yield from self._quantiles(rows, good & (flag == 0), in_range, targets)
@@ -314,7 +307,13 @@ class _RegressionChecks:
             sel = mask & in_range & (k == size)
             idx = rows.index[sel]
             cols = rows.offsets[sel][:, None] + 1 + np.arange(size)
-            yield SAMPLE, idx, sample_stats(rows.values[cols], targets[idx]), None
+            if self.arena is None:
+                s = np.sort(rows.values[cols], axis=1)
+            else:
+                s = self.arena.take("s", int(size), idx.size, rows.counts.size)
+                np.take(rows.values, cols, out=s)
+                s.sort(axis=1)
+            yield Group(SAMPLE, idx, s, None), sample_stats(s, targets[idx], presorted=True)
 
     def _quantiles(self, rows: Rows, mask, in_range, targets):
         p, lines = self.problems, rows.lines
@@ -340,7 +339,7 @@ class _RegressionChecks:
         mask = mask & ~odd & ~few
         for size in _distinct(pairs[mask]):
             sel = mask & (pairs == size)
-            a, q = _pairs(rows, sel, size)
+            a, q = _pairs(rows, sel, size, self.arena)
             da, dq = np.diff(a, axis=1), np.diff(q, axis=1)
             ok = self._check_quantiles(a, q, da, dq, lines[sel])
             keep = ok & in_range[sel]
@@ -348,13 +347,13 @@ class _RegressionChecks:
                 continue
             if keep.all():
                 idx = rows.index[sel]
-                yield QUANTILES, idx, quantile_stats_from_diffs(a, q, da, dq, targets[idx]), None
+                stats = quantile_stats_from_diffs(a, q, da, dq, targets[idx])
+                yield Group(QUANTILES, idx, a, q), stats
             elif keep.any():
                 idx = rows.index[sel][keep]
-                stats = quantile_stats_from_diffs(
-                    a[keep], q[keep], da[keep], dq[keep], targets[idx]
-                )
-                yield QUANTILES, idx, stats, None
+                a, q = a[keep], q[keep]
+                stats = quantile_stats_from_diffs(a, q, da[keep], dq[keep], targets[idx])
+                yield Group(QUANTILES, idx, a, q), stats
 
     def _check_quantiles(self, a, q, da, dq, lines) -> np.ndarray:
         p = self.problems
@@ -413,12 +412,23 @@ def _distinct(sizes: np.ndarray) -> list[int]:
     return np.flatnonzero(np.bincount(sizes)).tolist() if sizes.size else []
 
 
-def _pairs(rows: Rows, sel: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Levels and values (rows × size) of the selected quantile rows, as contiguous arrays."""
+def _pairs(
+    rows: Rows, sel: np.ndarray, size: int, arena: Arena | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Levels and values (rows × size) of the selected quantile rows, as contiguous arrays
+    (in ``arena`` when the rows are kept)."""
     width = 2 * size + 1
     if sel.all() and rows.values.size == rows.counts.size * width:
         block = rows.values.reshape(-1, width)  # every line alike: no gather needed
-        return np.ascontiguousarray(block[:, 1::2]), np.ascontiguousarray(block[:, 2::2])
-    cols = rows.offsets[sel][:, None] + 1 + np.arange(2 * size)
-    block = rows.values[cols]
-    return np.ascontiguousarray(block[:, 0::2]), np.ascontiguousarray(block[:, 1::2])
+        a_part, q_part = block[:, 1::2], block[:, 2::2]
+    else:
+        cols = rows.offsets[sel][:, None] + 1 + np.arange(2 * size)
+        block = rows.values[cols]
+        a_part, q_part = block[:, 0::2], block[:, 1::2]
+    if arena is None:
+        return np.ascontiguousarray(a_part), np.ascontiguousarray(q_part)
+    m, total = a_part.shape[0], rows.counts.size
+    a, q = arena.take("a", size, m, total), arena.take("q", size, m, total)
+    np.copyto(a, a_part)
+    np.copyto(q, q_part)
+    return a, q

@@ -93,8 +93,10 @@ def squared_errors(mean, t) -> np.ndarray:
         return (t - mean) ** 2
 
 
-def nmse(mean, t, *, variance: float | None = None) -> float | None:
+def nmse(mean, t, *, variance: float | None = None, residuals=None) -> float | None:
     """Σ (t_i − m_i)² / (n · var), var of ``t`` (ddof 0) unless given; None when var = 0.
+    ``residuals``: t − m where known more exactly than its rounding (a regression file's
+    :meth:`~scoring.regression_rows.RegressionRows.residuals`, from its exact means).
 
     Both sums are taken in units of a power of two near the largest |t_i − t_1|
     (exact scaling), and var after subtracting t_1 (spec §3): equal targets give a
@@ -111,8 +113,9 @@ def nmse(mean, t, *, variance: float | None = None) -> float | None:
         scale, var = 1.0, float(variance)
         if var == 0:
             return None
+    r = t - mean if residuals is None else np.asarray(residuals, dtype=np.float64)
     with np.errstate(over="ignore"):  # +inf only beyond the largest double
-        squares = ((t - mean) / scale) ** 2
+        squares = (r / scale) ** 2
     return _mean(squares) / var
 
 

@@ -141,6 +141,15 @@ class TaskSpec(ABC):
         ensembles' tu, du and mi); the default reports none."""
         return {}
 
+    def retention_inputs(self, ctx: Context) -> tuple | None:
+        """What spec §8's retention orders (scoring.selective): ``(errors, keys,
+        ascending)``, the n errors e_i ≥ 0, the keys ordering the examples from the most to
+        the least certain (n values, or n × m compared column by column) and whether that
+        order is by keys ascending; optionally a fourth item, the power of two whose square
+        is the errors' unit (scoring.selective.squared). None: the task has no retention
+        (no rauc, no aurc)."""
+        return None
+
     @abstractmethod
     def is_point(self, ctx: Context) -> bool:
         """A non-probabilistic file (spec §3): only its point losses are reported."""

@@ -106,8 +106,8 @@ def tables(
     is only counted, as one :class:`Tail`: a file of too many rows costs a scan, not a read.
     """
     line, rows = 1, 0
-    max_line = MAX_LINE_BYTES if max_numbers is not None else None
-    blocks = iter_blocks(source, max_line=max_line)
+    # Spec §1: a line over 1 MiB is a line error in every file, whatever it holds.
+    blocks = iter_blocks(source, max_line=MAX_LINE_BYTES)
     for buf in blocks:
         if problems.hopeless:
             problems.stop()  # and there is more to read

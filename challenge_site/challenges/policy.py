@@ -301,6 +301,23 @@ def exact_scores_visible(challenge: Challenge, split: str, *, user, now: datetim
     )
 
 
+# The splits a dataset may label with slices (scoring.md §8): never the test's parts.
+SLICED_SPLITS = (ScoredSplit.VAL, ScoredSplit.TEST)
+
+
+def slices_visible(challenge: Challenge, split: str, *, user, now: datetime) -> bool:
+    """Whether ``user`` may learn anything of ``split``'s slices (that there are any, their
+    names, their scores and intervals): organisers at any time; others once the split's
+    targets are released and its exact scores are shown. Before that a slice is never
+    named, counted or hinted at (a page answers an unknown and a hidden slice alike)."""
+    if split not in SLICED_SPLITS:
+        return False
+    if is_organiser(user, challenge):
+        return True
+    released = (split, Kind.TARGETS) in released_parts(challenge, now=now)
+    return released and exact_scores_visible(challenge, split, user=user, now=now)
+
+
 def results_visible(challenge: Challenge, *, user) -> bool:
     """The results page's tables: public once published, a preview for organisers."""
     return split_visible(challenge, HIDDEN_UNTIL_PUBLICATION, user=user)

@@ -31,3 +31,12 @@ TEST_PARTS = (ScoredSplit.PUBLIC, ScoredSplit.PRIVATE)
 class Kind(models.TextChoices):
     INPUTS = "inputs", "Inputs"
     TARGETS = "targets", "Targets"
+    # A slice name per example of the validation or test split (scoring.md §8): optional,
+    # never released (no release rule names it), read only by the scoring workers.
+    SLICES = "slices", "Slices"
+
+
+# The files every dataset releases over the challenge (the six of a dataset's folder).
+RELEASED_KINDS = (Kind.INPUTS, Kind.TARGETS)
+# The splits a slices file may label (scoring.md §8).
+SLICED_SPLITS = (Split.VAL, Split.TEST)

@@ -83,7 +83,14 @@ def challenge_evaluation(request, slug):
     datasets = context["datasets"]
     used = {d.task for d in datasets}
     tasks = [spec for name, spec in scoring.tasks.TASKS.items() if name in used]
-    context["losses"] = [(spec.label, scoring.losses_for(spec.name)) for spec in tasks]
+    # Every loss of each task, plug-ins' included (spec §9), with where a plug-in's is from.
+    context["losses"] = [
+        (
+            spec.label,
+            [(loss, scoring.plugins.origin_of(loss)) for loss in scoring.losses_for(spec.name)],
+        )
+        for spec in tasks
+    ]
     return render(request, "challenges/challenge_evaluation.html", context)
 
 

@@ -1,5 +1,8 @@
 """GET /api/v1/challenges/<slug>/datasets/<name>/leaderboard/?split=val&sort=nlpd&view=all&page=1
 
+``slice=NAME`` ranks one slice of the split (scoring.md §8) once its slices may be seen
+(challenges.policy.slices_visible); any other name is a 400 naming the parameter.
+
 Public (token or session authentication only matters for staff, who see test scores
 before publication). 50 rows per page with next/previous links: ``page=N`` for the first
 pages, then ``after=``/``before=`` a row (keyset pages, services.SHALLOW_PAGES); no total
@@ -44,6 +47,9 @@ def api_leaderboard(request, slug, name):
             split=request.query_params.get("split"),
             sort=request.query_params.get("sort"),
             view=request.query_params.get("view"),
+            slice=request.query_params.get("slice"),
+            user=request.user,
+            now=now,
         )
         number = parse_page(request.query_params.get("page"))
         cursor = services.parse_cursor(
@@ -108,6 +114,7 @@ def api_leaderboard(request, slug, name):
             "split": board.split,
             "sort": board.sort.name,
             "view": "best" if board.best else "all",
+            "slice": board.slice or None,
             "feedback": "exact",
             "final_ranking": board.final,
             "page": page.number,

@@ -19,13 +19,13 @@ from dataclasses import replace
 from django.db.models import Window
 from django.db.models.functions import RowNumber
 
-import scoring
 from challenge_site.submissions import entrants
 from challenge_site.submissions.entrants import Entrant
 from challenge_site.submissions.models import Score
 from challenge_site.submissions.policy import listed_q
 from datasets.models import Dataset, ScoredSplit, Split
 
+from . import slices
 from .models import BestEntry
 from .queries import ORDER, Board, _entries
 
@@ -52,22 +52,26 @@ def _order(row) -> tuple:
 def best_of(dataset: Dataset, rows: list[dict]) -> list[BestEntry]:
     """The BestEntry rows of one participant's listed Score rows (dicts with id, created,
     in_final, split, loss, value, key)."""
-    losses = scoring.losses_for(dataset.task)
+    losses = dataset.shown_losses()
+    names = {loss.name for loss in losses}
     probabilistic = {loss.name for loss in losses if loss.probabilistic}
-    # (submission, split) with some probabilistic value: not a point-only entry there.
+    # A slice's rows ("nlp@shifted") make boards of their own (scoring.md §8).
+    parts = {row["loss"]: slices.split_key(row["loss"]) for row in rows}
+    # (submission, split, slice) with some probabilistic value: not point-only there.
     some_probabilistic = {
-        (row["id"], row["split"])
+        (row["id"], row["split"], parts[row["loss"]][1])
         for row in rows
-        if row["loss"] in probabilistic and row["value"] is not None
+        if parts[row["loss"]][0] in probabilistic and row["value"] is not None
     }
     best: dict[tuple, dict] = {}
     for row in rows:
-        if row["loss"] not in {loss.name for loss in losses}:
+        loss, slice_name = parts[row["loss"]]
+        if loss not in names:
             continue
         if (
-            row["loss"] in probabilistic
+            loss in probabilistic
             and row["value"] is None
-            and (row["id"], row["split"]) not in some_probabilistic
+            and (row["id"], row["split"], slice_name) not in some_probabilistic
         ):
             continue  # point-only under a probabilistic loss: left out (queries.py)
         kinds = [False, True] if row["split"] in FINAL_SPLITS and row["in_final"] else [False]
@@ -147,7 +151,7 @@ def window_rows(board: Board) -> list[BestEntry]:
         BestEntry(
             dataset_id=board.dataset.pk,
             split=board.split,
-            loss=board.sort.name,
+            loss=board.sort_key,
             final=board.final,
             participant=participant_key(team_id, user_id),
             submission_id=pk,
@@ -161,13 +165,28 @@ def window_rows(board: Board) -> list[BestEntry]:
 def recompute(dataset: Dataset) -> list[BestEntry]:
     """Every BestEntry row of the dataset, from scratch (not saved)."""
     rows = []
-    for loss in scoring.losses_for(dataset.task):
+    stored = _slices_scored(dataset)
+    for loss in dataset.shown_losses():
         for split in ScoredSplit.values:
-            board = Board(dataset, split, loss, best=True)
-            rows += window_rows(board)
-            if split in FINAL_SPLITS:
-                rows += window_rows(replace(board, final=True))
+            for slice_name in ["", *stored.get(split, ())]:
+                board = Board(dataset, split, loss, best=True, slice=slice_name)
+                rows += window_rows(board)
+                if split in FINAL_SPLITS:
+                    rows += window_rows(replace(board, final=True))
     return rows
+
+
+def _slices_scored(dataset: Dataset) -> dict[str, set[str]]:
+    """Split → the slices some Score row of the dataset is stored under."""
+    found: dict[str, set[str]] = {}
+    keys = (
+        Score.objects.filter(dataset=dataset, loss__contains=slices.SEPARATOR)
+        .values_list("split", "loss")
+        .distinct()
+    )
+    for split, stored in keys:
+        found.setdefault(split, set()).add(slices.split_key(stored)[1])
+    return found
 
 
 def rebuild(dataset: Dataset) -> int:

@@ -1,4 +1,7 @@
-"""A leaderboard as CSV (every row, in the page's order) and as JSON rows for the API."""
+"""A leaderboard as CSV (every row, in the page's order) and as JSON rows for the API.
+
+A slice's board (scoring.md §8, ``?slice=NAME``) exports the slice's scores and intervals
+under the losses' own names, its name in the ``slice`` column (empty: the whole split)."""
 
 import csv
 from collections.abc import Iterable, Iterator
@@ -50,7 +53,7 @@ def interval_fields(board: Board, row: Row) -> list[str]:
 
 def csv_header(board: Board) -> list[str]:
     header = ["rank", "submission", "url", "mark", "method", "authors", "participant"]
-    header += ["created", "baseline", "non_probabilistic"]
+    header += ["created", "baseline", "non_probabilistic", "slice"]
     header += [loss.name for loss in board.losses]
     ranking = ranking_loss(board.dataset)
     if ranking is not None:
@@ -72,6 +75,7 @@ def csv_row(board: Board, row: Row, *, url: str, with_gain: bool) -> list[str]:
         entry.created.isoformat(),
         "yes" if row.is_baseline else "no",
         "yes" if row.non_probabilistic else "no",
+        csv_text(board.slice),
     ]
     fields += [csv_number(cell.value) if cell.computed else "" for cell in row.cells]
     if with_gain:

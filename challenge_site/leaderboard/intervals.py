@@ -10,6 +10,11 @@ scores. interval_runs.py says when this runs.
 Each entry's losses on the B resamples are kept in one private file per split, keyed by
 the entry's terms file: a run resamples only the entries it has not seen (a new or
 rescored entry), which keeps a split of thousands of entries within seconds.
+
+A split labelled with slices (scoring.md §8) gets the same numbers for every slice, on
+the Score rows ``LOSS@SLICE``: each slice is resampled on its own (its examples only,
+from its own fixed seed, nmse over the variance of the slice's resampled targets), and
+its leader, baseline and rank intervals are those of the slice's boards.
 """
 
 import hashlib
@@ -17,7 +22,7 @@ import io
 import logging
 import math
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from django.core.files.base import File
@@ -31,7 +36,7 @@ from challenge_site.submissions.storage import private_storage
 from datasets.models import Dataset, Split
 from scoring import bootstrap
 
-from . import queries
+from . import queries, slices
 from .models import IntervalRun
 from .queries import Board
 
@@ -56,10 +61,38 @@ def interval_losses(task: str) -> list[scoring.Loss]:
     return [loss for loss in scoring.losses_for(task) if loss.terms is not None]
 
 
-def seed_for(dataset: Dataset, split: str) -> int:
-    """The fixed seed of a (dataset, split)'s resamples."""
-    digest = hashlib.sha256(f"intervals:{dataset.pk}:{split}".encode()).digest()
+def seed_for(dataset: Dataset, split: str, slice_name: str = "") -> int:
+    """The fixed seed of a (dataset, split)'s resamples, or of one of its slices'."""
+    where = f"{split}@{slice_name}" if slice_name else split
+    digest = hashlib.sha256(f"intervals:{dataset.pk}:{where}".encode()).digest()
     return int.from_bytes(digest[:8], "little")
+
+
+@dataclass(frozen=True)
+class Part:
+    """The examples a board ranks: the whole split (``mask`` None) or one slice."""
+
+    name: str  # "" for the whole split
+    mask: np.ndarray | None
+    seed: int
+
+    def key(self, loss: scoring.Loss) -> str:
+        return slices.key(loss.name, self.name)
+
+
+def parts_of(dataset: Dataset, split: str) -> tuple[list[Part], str]:
+    """The whole split and each of its slices (in order of first appearance), and the
+    slices file's fingerprint ("" without one): resamples kept for another labelling
+    are not reused."""
+    whole = Part("", None, seed_for(dataset, split))
+    labels = slices.membership(dataset, split)
+    if labels is None:
+        return [whole], ""
+    parts = [whole] + [
+        Part(name, labels == name, seed_for(dataset, split, name))
+        for name in slices.names(dataset, split)
+    ]
+    return parts, slices.fingerprint(labels)
 
 
 # --- The resampled losses, kept between runs ----------------------------------------
@@ -71,11 +104,13 @@ class Resampled:
 
     n: int
     seed: int
-    rows: dict[str, dict[str, np.ndarray | None]]  # terms name → loss → (B,) or None
+    # terms name → loss key ("nlp", "nlp@shifted") → (B,) or None
+    rows: dict[str, dict[str, np.ndarray | None]]
+    labelling: str = ""  # parts_of's fingerprint of the slices
 
 
-def _load_resampled(name: str, *, n: int, seed: int) -> Resampled:
-    empty = Resampled(n, seed, {})
+def _load_resampled(name: str, *, n: int, seed: int, labelling: str = "") -> Resampled:
+    empty = Resampled(n, seed, {}, labelling)
     if not name:
         return empty
     try:
@@ -83,6 +118,9 @@ def _load_resampled(name: str, *, n: int, seed: int) -> Resampled:
             data = handle.read()
         with np.load(io.BytesIO(data), allow_pickle=False) as archive:
             if int(archive["n"]) != n or int(archive["seed"]) != seed:
+                return empty
+            stored = str(archive["labelling"]) if "labelling" in archive.files else ""
+            if stored != labelling:
                 return empty
             names = [str(item) for item in archive["names"]]
             matrices = {
@@ -99,23 +137,24 @@ def _load_resampled(name: str, *, n: int, seed: int) -> Resampled:
             loss: None if np.isnan(matrix[i]).all() else matrix[i]
             for loss, matrix in matrices.items()
         }
-    return Resampled(n, seed, rows)
+    return Resampled(n, seed, rows, labelling)
 
 
-def _save_resampled(dataset: Dataset, split: str, resampled: Resampled, losses) -> str:
+def _save_resampled(dataset: Dataset, split: str, resampled: Resampled, keys) -> str:
     names = sorted(resampled.rows)
     arrays = {
         "names": np.array(names, dtype=str),
         "n": np.array(resampled.n),
         "seed": np.array(resampled.seed, dtype=np.uint64),
+        "labelling": np.array(resampled.labelling, dtype=str),
     }
-    for loss in losses:
+    for key in keys:
         matrix = np.full((len(names), bootstrap.RESAMPLES), np.nan)
         for i, name in enumerate(names):
-            row = resampled.rows[name].get(loss.name)
+            row = resampled.rows[name].get(key)
             if row is not None:
                 matrix[i] = row
-        arrays[f"loss_{loss.name}"] = matrix
+        arrays[f"loss_{key}"] = matrix
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     buffer.seek(0)
@@ -135,7 +174,9 @@ class _Targets:
         self.dataset, self.split = dataset, split
         self._read = None
 
-    def nmse_arguments(self) -> dict:
+    def nmse_arguments(self, mask: np.ndarray | None = None) -> dict:
+        """The training variance, or the targets of the split (``mask``: of a slice,
+        whose nmse is normalised by the variance of its own resampled targets)."""
         if self._read is None:
             targets = scored_targets(self.dataset, self.split)
             if self.dataset.nmse_normaliser == scoring.NmseNormaliser.TRAINING:
@@ -143,38 +184,58 @@ class _Targets:
                 self._read = {"variance": float(np.var(train - train[0]))}
             else:
                 self._read = {"targets": targets[self.split]}
-        return self._read
+        if mask is None or "targets" not in self._read:
+            return self._read
+        return {"targets": self._read["targets"][mask]}
 
 
-def _resample_new(names: list[str], losses, *, n: int, seed: int, targets: _Targets) -> dict:
-    """Resampled losses of the entries ``names`` (terms files), a chunk at a time."""
+def _resample_part(loaded: dict, losses, *, part: Part, n: int, targets: _Targets) -> dict:
+    """{terms name: {loss key: (B,)}} of the loaded entries on one part's resamples."""
+    means, squared = {}, {}
+    for loss in losses:
+        have = [name for name in loaded if loss.terms_key in loaded[name]]
+        if not have:
+            continue
+        matrix = np.stack([loaded[name][loss.terms_key] for name in have], axis=1)
+        if matrix.shape[0] != n:
+            raise ValueError(f"terms of {have[0]} hold {matrix.shape[0]} examples, not {n}")
+        if part.mask is not None:
+            matrix = matrix[part.mask]
+        (means if loss.terms_key == loss.name else squared)[part.key(loss)] = (have, matrix)
+    if not (means or squared):
+        return {}
+    extra = targets.nmse_arguments(part.mask) if squared else {}
+    values = bootstrap.resample(
+        {key: matrix for key, (_, matrix) in means.items()},
+        squared_errors={key: matrix for key, (_, matrix) in squared.items()},
+        seed=part.seed,
+        **extra,
+    )
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for key, (have, _) in [*means.items(), *squared.items()]:
+        for i, name in enumerate(have):
+            out.setdefault(name, {})[key] = values[key][i]
+    return out
+
+
+def _resample_new(names: list[str], losses, *, n: int, parts, targets: _Targets) -> dict:
+    """Resampled losses of the entries ``names`` (terms files) on every part, a chunk of
+    entries at a time (each terms file read once)."""
     out: dict[str, dict[str, np.ndarray | None]] = {}
     per_entry = n * max(len(losses), 1)
     chunk = max(1, CHUNK_VALUES // per_entry)
+    keys = [part.key(loss) for part in parts for loss in losses]
     for start in range(0, len(names), chunk):
-        part = names[start : start + chunk]
-        loaded = {name: stored_terms.load(name) for name in part}
-        means, squared = {}, {}
-        for loss in losses:
-            have = [name for name in part if loss.terms_key in loaded[name]]
-            if not have:
+        loaded = {name: stored_terms.load(name) for name in names[start : start + chunk]}
+        for name in loaded:
+            out[name] = dict.fromkeys(keys, None)
+        for part in parts:
+            if part.mask is not None and not part.mask.any():
                 continue
-            matrix = np.stack([loaded[name][loss.terms_key] for name in have], axis=1)
-            if matrix.shape[0] != n:
-                raise ValueError(f"terms of {have[0]} hold {matrix.shape[0]} examples, not {n}")
-            (means if loss.terms_key == loss.name else squared)[loss.name] = (have, matrix)
-        extra = targets.nmse_arguments() if squared else {}
-        values = bootstrap.resample(
-            {loss: matrix for loss, (_, matrix) in means.items()},
-            squared_errors={loss: matrix for loss, (_, matrix) in squared.items()},
-            seed=seed,
-            **extra,
-        )
-        for name in part:
-            out[name] = dict.fromkeys((loss.name for loss in losses), None)
-        for loss, (have, _) in [*means.items(), *squared.items()]:
-            for i, name in enumerate(have):
-                out[name][loss] = values[loss][i]
+            for name, values in _resample_part(
+                loaded, losses, part=part, n=n, targets=targets
+            ).items():
+                out[name].update(values)
     return out
 
 
@@ -189,14 +250,13 @@ def _pair(interval) -> tuple[float | None, float | None]:
 
 
 def _loss_fields(
-    loss: scoring.Loss,
     *,
     ranked: list[int],
     best: list[int],
     baseline_id: int | None,
     vectors: dict[int, np.ndarray],
 ) -> dict[int, dict]:
-    """Submission id → the interval fields of its Score row under ``loss``."""
+    """Submission id → the interval fields of its Score row under one board's loss."""
     listed = [pk for pk in ranked if pk in vectors]
     if not listed:
         return {}
@@ -229,16 +289,20 @@ def _loss_fields(
 
 
 def compute_and_store(*, dataset_id: int, split: str) -> Summary:
-    """Compute every interval of the split and write the Score rows that changed."""
+    """Compute every interval of the split and of its slices and write the Score rows
+    that changed."""
     dataset = Dataset.objects.select_related("challenge").get(pk=dataset_id)
     losses = interval_losses(dataset.task)
+    parts, labelling = parts_of(dataset, split)
     state = IntervalRun.objects.filter(dataset=dataset, split=split).first()
     previous_file = state.resampled if state else ""
-    boards = {}
-    for loss in losses:
-        ranked = list(queries.ranking(Board(dataset, split, loss), paged=False))
-        best = list(queries.ranking(Board(dataset, split, loss, best=True), paged=False))
-        boards[loss.name] = (ranked, best)
+    boards = {}  # loss key → (ranked ids, best ids)
+    for part in parts:
+        for loss in losses:
+            board = Board(dataset, split, loss, slice=part.name)
+            ranked = list(queries.ranking(board, paged=False))
+            best = list(queries.ranking(replace(board, best=True), paged=False))
+            boards[part.key(loss)] = (ranked, best)
     ids = {pk for ranked, _ in boards.values() for pk in ranked}
     results = dict(
         SplitResult.objects.filter(submission_id__in=ids, split=split)
@@ -251,14 +315,19 @@ def compute_and_store(*, dataset_id: int, split: str) -> Summary:
         )
     )
     n = max(rows.values(), default=0)
+    for part in parts:
+        if part.mask is not None and n and part.mask.size != n:
+            raise ValueError(
+                f"{dataset}: the {split} slices label {part.mask.size} examples, not {n}"
+            )
     seed = seed_for(dataset, split)
-    resampled = _load_resampled(previous_file, n=n, seed=seed)
+    resampled = _load_resampled(previous_file, n=n, seed=seed, labelling=labelling)
     if n and results:
         names = set(results.values())
         new = sorted(names - set(resampled.rows))
         if new:
             targets = _Targets(dataset, split)
-            resampled.rows.update(_resample_new(new, losses, n=n, seed=seed, targets=targets))
+            resampled.rows.update(_resample_new(new, losses, n=n, parts=parts, targets=targets))
         gone = set(resampled.rows) - names
         for name in gone:
             del resampled.rows[name]
@@ -276,24 +345,23 @@ def compute_and_store(*, dataset_id: int, split: str) -> Summary:
     )
 
     wanted: dict[tuple[int, str], dict] = {}
-    for loss in losses:
-        ranked, best = boards[loss.name]
+    for key, (ranked, best) in boards.items():
         vectors = {
             pk: row
             for pk in ranked
-            if pk in results and (row := resampled.rows[results[pk]].get(loss.name)) is not None
+            if pk in results and (row := resampled.rows[results[pk]].get(key)) is not None
         }
         for pk, fields in _loss_fields(
-            loss, ranked=ranked, best=best, baseline_id=baseline_id, vectors=vectors
+            ranked=ranked, best=best, baseline_id=baseline_id, vectors=vectors
         ).items():
-            wanted[(pk, loss.name)] = fields
+            wanted[(pk, key)] = fields
     resampled_name = previous_file
     if changed or not previous_file:
         resampled_name = (
-            _save_resampled(dataset, split, resampled, losses) if resampled.rows else ""
+            _save_resampled(dataset, split, resampled, list(boards)) if resampled.rows else ""
         )
     try:
-        updated = _write(dataset, split, losses, wanted=wanted, used=results)
+        updated = _write(dataset, split, list(boards), wanted=wanted, used=results)
     except BaseException:
         if resampled_name != previous_file:
             delete_resampled(resampled_name)
@@ -308,7 +376,7 @@ def _same(a, b) -> bool:
     return a == b
 
 
-def _write(dataset, split, losses, *, wanted: dict, used: dict[int, str]) -> int:
+def _write(dataset, split, keys: list[str], *, wanted: dict, used: dict[int, str]) -> int:
     """Write the changed Score rows, leaving alone the entries rescored meanwhile (their
     new rows are empty, and their run asks for intervals again)."""
     with transaction.atomic():
@@ -317,9 +385,9 @@ def _write(dataset, split, losses, *, wanted: dict, used: dict[int, str]) -> int
             .exclude(terms="")
             .values_list("submission_id", "terms")
         )
-        scores = Score.objects.filter(
-            dataset=dataset, split=split, loss__in=[loss.name for loss in losses]
-        ).values_list("pk", "submission_id", "loss", *FIELDS)
+        scores = Score.objects.filter(dataset=dataset, split=split, loss__in=keys).values_list(
+            "pk", "submission_id", "loss", *FIELDS
+        )
         changed = []
         for pk, submission_id, loss, *values in scores:
             fields = wanted.get((submission_id, loss), EMPTY)

@@ -75,7 +75,8 @@ class BestEntry(models.Model):
 
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="+", db_index=False)
     split = models.CharField(max_length=8, choices=Split)
-    loss = models.CharField(max_length=16)
+    # A loss or a slice's "LOSS@SLICE" (Score.loss's length).
+    loss = models.CharField(max_length=65)
     final = models.BooleanField(default=False)
     participant = models.CharField(max_length=24)
     submission = models.ForeignKey(

@@ -174,13 +174,22 @@ def scatter_svg(data: Points, *, ranking: scoring.Loss, point: scoring.Loss, tit
 
 
 def cached_svg(
-    dataset: Dataset, *, split: str, ranking: scoring.Loss, point: scoring.Loss, version: str
+    dataset: Dataset,
+    *,
+    split: str,
+    ranking: scoring.Loss,
+    point: scoring.Loss,
+    version: str,
+    slice_name: str = "",
 ) -> str:
-    key = generation.key(dataset, "plot", split, ranking.name, point.name, version)
+    """The plot of the split, or of one of its slices (its "LOSS@SLICE" scores, §8)."""
+    keys = [f"{loss.name}@{slice_name}" if slice_name else loss.name for loss in (ranking, point)]
+    key = generation.key(dataset, "plot", split, *keys, version)
 
     def draw() -> str:
-        data = points(dataset, split=split, ranking=ranking.name, point=point.name)
+        data = points(dataset, split=split, ranking=keys[0], point=keys[1])
         title = f"{dataset.name}, {'validation' if split == 'val' else split} split"
+        title += f", slice {slice_name}" if slice_name else ""
         return scatter_svg(data, ranking=ranking, point=point, title=title)
 
     return cache.get_or_set(key, draw, timeout=CACHE_SECONDS)

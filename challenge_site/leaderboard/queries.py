@@ -62,14 +62,25 @@ class Board:
     # Final selections are in force (challenge_site.submissions.finals): only each
     # participant's best entry among those counting for the final ranking gets a rank.
     final: bool = False
+    # One slice of the split (scoring.md §8: its Score rows are "LOSS@SLICE"); "": all.
+    slice: str = ""
 
     @property
     def losses(self) -> list[scoring.Loss]:
-        return scoring.losses_for(self.dataset.task)
+        return self.dataset.shown_losses()
+
+    def key(self, loss: scoring.Loss | str) -> str:
+        """The Score.loss of ``loss`` on this board: "nlp", or "nlp@shifted" on a slice."""
+        name = loss if isinstance(loss, str) else loss.name
+        return f"{name}@{self.slice}" if self.slice else name
+
+    @property
+    def sort_key(self) -> str:
+        return self.key(self.sort)
 
     @property
     def other_probabilistic(self) -> list[str]:
-        return [loss.name for loss in self.losses if loss.probabilistic and loss != self.sort]
+        return [self.key(loss) for loss in self.losses if loss.probabilistic and loss != self.sort]
 
 
 # The bootstrap fields of a Score row (intervals.py writes them), in this order.
@@ -167,7 +178,7 @@ def _without_point_entries(board: Board, scores: QuerySet[Score], *, lazy: bool)
         return scores.filter(Q(value__isnull=False) | _probabilistic_elsewhere(board))
     point_only = (
         Score.objects.filter(
-            dataset=board.dataset, split=board.split, loss=board.sort.name, value__isnull=True
+            dataset=board.dataset, split=board.split, loss=board.sort_key, value__isnull=True
         )
         .exclude(_probabilistic_elsewhere(board))
         .values("submission_id")
@@ -178,7 +189,7 @@ def _without_point_entries(board: Board, scores: QuerySet[Score], *, lazy: bool)
 def _entries(board: Board, *, lazy: bool) -> QuerySet[Score]:
     """The sort loss's Score rows of the entries the board lists (scored submissions only)."""
     scores = Score.objects.filter(
-        dataset=board.dataset, split=board.split, loss=board.sort.name
+        dataset=board.dataset, split=board.split, loss=board.sort_key
     ).filter(listed_q("submission__"))
     return _without_point_entries(board, scores, lazy=lazy)
 
@@ -191,7 +202,7 @@ def _rows(board: Board, *, lazy: bool) -> tuple[QuerySet, str]:
     submission of the site. ``pivot`` reads listed submissions only, whatever the ids."""
     if board.best:
         rows = BestEntry.objects.filter(
-            dataset=board.dataset, split=board.split, loss=board.sort.name, final=board.final
+            dataset=board.dataset, split=board.split, loss=board.sort_key, final=board.final
         )
         return rows, "created"
     return _entries(board, lazy=lazy), "submission__created"
@@ -328,11 +339,13 @@ _NO_INTERVAL = [None] * len(INTERVAL_FIELDS)
 
 def pivot(board: Board, ids: Sequence[int]) -> list[Entry]:
     """The submissions ``ids`` in that order with every loss of the board's split, one
-    FilteredRelation (LEFT JOIN through score_unique_submission_split_loss) per loss."""
+    FilteredRelation (LEFT JOIN through score_unique_submission_split_loss) per loss;
+    on a slice's board, the slice's rows, under the losses' own names."""
     if not ids:
         return []
     names = [loss.name for loss in board.losses]
-    rows = _pivot_rows(board.split, tuple(names)).filter(pk__in=list(ids))
+    keys = tuple(board.key(name) for name in names)
+    rows = _pivot_rows(board.split, keys).filter(pk__in=list(ids))
     by_id = {}
     width = 2 + len(INTERVAL_FIELDS)
     named = len(PARTICIPANT_FIELDS)
@@ -371,7 +384,7 @@ def baseline_score(dataset: Dataset, *, split: str, loss: str) -> tuple[int, flo
 
 def has_point_only_entries(board: Board) -> bool:
     """Whether some scored entry of the split is non-probabilistic."""
-    probabilistic = [loss.name for loss in board.losses if loss.probabilistic]
+    probabilistic = [board.key(loss) for loss in board.losses if loss.probabilistic]
     if not probabilistic:
         return False
     first, others = probabilistic[0], probabilistic[1:]

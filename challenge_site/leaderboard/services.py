@@ -7,14 +7,14 @@ Who may see which split, and which entries are listed, is the policy's to say
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import scoring
 from challenge_site.query_params import BadOptions
 from challenge_site.submissions import finals
 from datasets.models import Dataset, ScoredSplit, Split
 
-from . import queries
+from . import queries, slices
 from .cursors import Cursor
 from .queries import Board, Entry, Interval
 
@@ -34,21 +34,29 @@ VIEWS = {"all": "All submissions", "best": "Best per participant"}
 
 
 def default_sort(dataset: Dataset) -> scoring.Loss:
-    losses = {loss.name: loss for loss in scoring.losses_for(dataset.task)}
+    losses = {loss.name: loss for loss in dataset.shown_losses()}
     return losses.get(dataset.effective_ranking_loss) or next(iter(losses.values()))
 
 
 def point_loss(dataset: Dataset) -> scoring.Loss | None:
     """The task's first loss of point predictions (01l, nmse), the chapter's second column."""
-    return next((loss for loss in scoring.losses_for(dataset.task) if not loss.probabilistic), None)
+    return next((loss for loss in dataset.shown_losses() if not loss.probabilistic), None)
 
 
 def parse_board(
-    *, dataset: Dataset, split: str | None, sort: str | None, view: str | None
+    *,
+    dataset: Dataset,
+    split: str | None,
+    sort: str | None,
+    view: str | None,
+    slice: str | None = None,  # noqa: A002 - the query parameter's name
+    user=None,
+    now=None,
 ) -> Board:
     """A Board from query parameters; missing ones take their defaults (val, the
-    dataset's ranking loss, all submissions). BadOptions names every wrong one."""
-    losses = {loss.name: loss for loss in scoring.losses_for(dataset.task)}
+    dataset's ranking loss, all submissions, the whole split). BadOptions names every
+    wrong one; a ``slice`` must be one ``user`` may see at ``now`` (slices.parse)."""
+    losses = {loss.name: loss for loss in dataset.shown_losses()}
     errors = {}
     split = split or Split.VAL
     splits = board_splits(dataset.challenge)
@@ -61,6 +69,14 @@ def parse_board(
     view = view or "all"
     if view not in VIEWS:
         errors["view"] = f"expected one of {', '.join(VIEWS)}, found {view!r}"
+    chosen = ""
+    if slice and "split" not in errors:
+        try:
+            chosen, _ = slices.parse(dataset, split, slice, user=user, now=now)
+        except BadOptions as error:
+            errors.update(error.errors)
+    elif slice:
+        errors["slice"] = slices.NONE_SHOWN
     if errors:
         raise BadOptions(errors)
     return Board(
@@ -69,6 +85,7 @@ def parse_board(
         losses[sort] if sort else default_sort(dataset),
         view == "best",
         final=split in FINAL_SPLITS and finals.in_force(dataset),
+        slice=chosen,
     )
 
 
@@ -88,6 +105,13 @@ def split_name(split: str) -> str:
     if split == ScoredSplit.PRIVATE:
         return "test split's private part"
     return f"{ScoredSplit(split).label.lower()} split"
+
+
+def board_name(board: Board) -> str:
+    """The board's examples in a sentence: "validation split", "slice shifted of the test
+    split"."""
+    name = split_name(board.split)
+    return f"slice {board.slice} of the {name}" if board.slice else name
 
 
 def final_split(challenge) -> str:
@@ -111,7 +135,11 @@ def board_params(board: Board, **changes) -> dict[str, str]:
         "sort": board.sort.name,
         "view": "best" if board.best else "all",
     }
+    if board.slice:
+        params["slice"] = board.slice
     params.update({key: str(value) for key, value in changes.items()})
+    if not params.get("slice"):
+        params.pop("slice", None)  # the whole split (slice="" drops a board's slice)
     return params
 
 
@@ -191,7 +219,7 @@ def baseline_ranking_score(board: Board) -> tuple[int | None, float | None]:
     ranking = ranking_loss(board.dataset)
     if ranking is None:
         return None, None
-    found = queries.baseline_score(board.dataset, split=board.split, loss=ranking.name)
+    found = queries.baseline_score(board.dataset, split=board.split, loss=board.key(ranking))
     return found or (None, None)
 
 
@@ -375,6 +403,27 @@ class DatasetResults:
     baseline_below: Row | None  # the baseline when it ranks below the leading entries
     point_rows: list[Row]
     unit: str
+    # A column block per slice of the split (scoring.md §8, as the 2006 results showed
+    # in-domain and shifted scores): each slice's name, and by submission id its Entry
+    # on the slice (its losses' values and intervals there).
+    slices: tuple[str, ...] = ()
+    slice_entries: dict[str, dict[int, Entry]] = field(default_factory=dict)
+
+    @property
+    def losses_shown(self) -> list[scoring.Loss]:
+        """The losses of each block: the ranking loss, and the point loss if another."""
+        if self.point is None or self.point == self.ranking:
+            return [self.ranking]
+        return [self.ranking, self.point]
+
+    def slice_cells(self, row: Row) -> list[tuple[float | None, Interval | None]]:
+        """(value, interval) of each slice block's losses for ``row``, block by block."""
+        return slices.cells(self.slice_entries, row.entry.pk, self.losses_shown)
+
+    @property
+    def width(self) -> int:
+        """The number of columns of the main table."""
+        return 6 + len(self.losses_shown) + len(self.slices) * len(self.losses_shown)
 
 
 def _baseline_row(board: Board, page: Page) -> Row | None:
@@ -392,7 +441,11 @@ def _baseline_row(board: Board, page: Page) -> Row | None:
     return row
 
 
-def dataset_results(*, dataset: Dataset, size: int = RESULTS_SIZE) -> DatasetResults | None:
+def dataset_results(
+    *, dataset: Dataset, size: int = RESULTS_SIZE, names: tuple[str, ...] = ()
+) -> DatasetResults | None:
+    """The results table of ``dataset``; ``names``: the final split's slices to show a
+    column block for (those the reader may see: the view asks slices.visible_names)."""
     ranking = ranking_loss(dataset)
     if ranking is None:
         return None
@@ -409,6 +462,15 @@ def dataset_results(*, dataset: Dataset, size: int = RESULTS_SIZE) -> DatasetRes
     if point is not None and point != ranking and queries.has_point_only_entries(board):
         point_board = Board(dataset, split, point, best=final, final=final)
         point_rows = leaderboard_page(board=point_board, size=size).rows
+    shown = [*page.rows, *([baseline_below] if baseline_below else [])]
     return DatasetResults(
-        dataset, ranking, point, page.rows, baseline_below, point_rows, gain_unit(dataset)
+        dataset,
+        ranking,
+        point,
+        page.rows,
+        baseline_below,
+        point_rows,
+        gain_unit(dataset),
+        slices=tuple(names),
+        slice_entries=slices.entries_on(board, names, [row.entry.pk for row in shown]),
     )

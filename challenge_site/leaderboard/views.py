@@ -17,7 +17,7 @@ from datasets.models import ScoredSplit
 from datasets.policy import visible_datasets
 from scoring.bootstrap import RESAMPLES
 
-from . import forest, ladder_board, plots, services, statistics
+from . import forest, ladder_board, plots, services, slices, statistics
 from .display import display_rows, interval_summary
 from .exports import csv_lines, ladder_csv_lines
 from .hidden import hidden_reason
@@ -50,6 +50,9 @@ def _board(request, slug: str, name: str, *, now) -> Board:
         split=request.GET.get("split"),
         sort=request.GET.get("sort"),
         view=request.GET.get("view"),
+        slice=request.GET.get("slice"),
+        user=request.user,
+        now=now,
     )
 
 
@@ -109,7 +112,7 @@ def _switches(board: Board, *, user, now) -> dict:
     splits = [
         {
             "label": ScoredSplit(split).label,
-            "url": board_url(board, split=split),
+            "url": board_url(board, split=split, slice=""),
             "current": split == board.split,
             "hidden": hidden_reason(challenge, split=split, user=user, now=now),
         }
@@ -133,7 +136,22 @@ def _switches(board: Board, *, user, now) -> dict:
         }
         for dataset in challenge.datasets.all()
     ]
-    return {"splits": splits, "views": views, "datasets": datasets}
+    # The split's slices (scoring.md §8), once the user may know of them: none before.
+    names = slices.visible_names(board.dataset, board.split, user=user, now=now)
+    slice_links = [
+        {
+            "label": label,
+            "url": board_url(board, slice=name),
+            "current": name == board.slice,
+        }
+        for name, label in [("", "Whole split"), *((name, name) for name in names)]
+    ]
+    return {
+        "splits": splits,
+        "views": views,
+        "datasets": datasets,
+        "slices": slice_links if names else [],
+    }
 
 
 def _columns(board: Board) -> list[dict]:
@@ -184,16 +202,17 @@ def leaderboard(request, slug, name):
     ranking, point = services.ranking_loss(dataset), services.point_loss(dataset)
     plot = None
     if ranking is not None and point is not None and ranking != point:
+        where = {"split": board.split, **({"slice": board.slice} if board.slice else {})}
         plot = {
             "url": reverse("leaderboard_plot", args=[dataset.challenge.slug, dataset.name])
-            + f"?{urlencode({'split': board.split})}",
+            + f"?{urlencode(where)}",
             "ranking": ranking,
             "point": point,
             "left_out": plots.left_out_count(
                 dataset,
                 split=board.split,
-                ranking=ranking.name,
-                point=point.name,
+                ranking=board.key(ranking),
+                point=board.key(point),
                 baseline_id=page.baseline_id,
             ),
         }
@@ -216,7 +235,7 @@ def leaderboard(request, slug, name):
         "unit": services.gain_unit(dataset),
         "log_loss": ranking is not None and ranking.log_scale,
         "split_label": ScoredSplit(board.split).label,
-        "split_name": services.split_name(board.split),
+        "split_name": services.board_name(board),
         "point_links": [
             {"loss": loss, "url": board_url(board, sort=loss.name)}
             for loss in board.losses
@@ -261,7 +280,8 @@ def leaderboard_csv(request, slug, name):
         )
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     view = "best" if board.best else "all"
-    filename = f"{dataset.challenge.slug}-{dataset.name}-{board.split}-{board.sort.name}-{view}.csv"
+    split = f"{board.split}-{board.slice}" if board.slice else board.split
+    filename = f"{dataset.challenge.slug}-{dataset.name}-{split}-{board.sort.name}-{view}.csv"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     # Publication can hide or reveal test scores: never reuse a stored copy unchecked.
     patch_cache_control(response, private=True, no_cache=True)
@@ -285,11 +305,16 @@ def leaderboard_plot(request, slug, name):
     if ranking is None or point is None or ranking == point:
         raise Http404("This dataset has no second loss to plot against.")
     version = plots.version(dataset, loaded=True)
-    etag = f'"{dataset.pk}-{board.split}-{ranking.name}-{point.name}-{version}"'
+    etag = f'"{dataset.pk}-{board.split}-{board.key(ranking)}-{board.key(point)}-{version}"'
     response = get_conditional_response(request, etag=etag)
     if response is None:
         svg = plots.cached_svg(
-            dataset, split=board.split, ranking=ranking, point=point, version=version
+            dataset,
+            split=board.split,
+            ranking=ranking,
+            point=point,
+            version=version,
+            slice_name=board.slice,
         )
         response = HttpResponse(svg, content_type="image/svg+xml")
     response["ETag"] = etag
@@ -321,7 +346,7 @@ def leaderboard_forest(request, slug, name):
     dataset = board.dataset
     view = "each participant's best entry" if board.best else "all entries"
     title = (
-        f"{dataset.name}, {services.split_name(board.split)}, {view}: "
+        f"{dataset.name}, {services.board_name(board)}, {view}: "
         f"95 % intervals of {board.sort.name}"
         + (f", entries {page.first}–{page.last}" if page.rows else "")
     )
@@ -348,10 +373,17 @@ def results(request, slug):
     tables, datasets = [], None
     if shown:
         datasets = list(visible_datasets(user=request.user, now=now).filter(challenge=challenge))
+        split = services.final_split(challenge)
         tables = [
             (result, separation(result))
             for dataset in datasets
-            if (result := services.dataset_results(dataset=dataset)) is not None
+            if (
+                result := services.dataset_results(
+                    dataset=dataset,
+                    names=tuple(slices.visible_names(dataset, split, user=request.user, now=now)),
+                )
+            )
+            is not None
         ]
     context = {
         "challenge": challenge,

@@ -18,7 +18,7 @@ class SubmissionsConfig(AppConfig):
         from challenge_site.teams import signals as team_signals
         from challenge_site.teams.models import Team
         from datasets.models import Dataset
-        from datasets.signals import dataset_files_changed, ranking_loss_changed
+        from datasets.signals import dataset_files_changed, losses_changed, ranking_loss_changed
 
         from . import checks, receivers, services, standings, tasks, team_entries, terms  # noqa: F401 - registers checks and tasks
         from .entrants import Entrant
@@ -53,6 +53,9 @@ class SubmissionsConfig(AppConfig):
         )
         ranking_loss_changed.connect(
             receivers.ranking_loss_changed, sender=Dataset, dispatch_uid="submissions.ranking"
+        )
+        losses_changed.connect(
+            receivers.losses_changed, sender=Dataset, dispatch_uid="submissions.losses"
         )
         # A join: the joiner's quota rows locked, the limits counted, their entries moved.
         team_signals.joiner_locking.connect(

@@ -81,6 +81,7 @@ SCORES_HEADER = [
     "loss",
     "value",
     "team",
+    "slice",  # scoring.md §8: the slice a score is computed on; empty for the whole split
 ]
 
 
@@ -309,6 +310,8 @@ def iter_scores_csv(challenge: Challenge) -> Iterator[str]:
         value,
         team,
     ) in _score_rows(challenge):
+        # A slice's score is stored as "LOSS@SLICE": its loss and its slice, in two columns.
+        loss, _, slice_name = loss.partition("@")
         yield writer.writerow(
             [
                 dataset,
@@ -326,5 +329,6 @@ def iter_scores_csv(challenge: Challenge) -> Iterator[str]:
                 loss,
                 csv_number(value),
                 csv_text(team or ""),
+                slice_name,
             ]
         )

@@ -25,7 +25,7 @@ import scoring
 import scoring.ladder
 import scoring.probing
 from challenge_site.challenges import policy
-from datasets.models import TEST_PARTS, Dataset, Kind, ScoredSplit, Split
+from datasets.models import SLICED_SPLITS, TEST_PARTS, Dataset, Kind, ScoredSplit, Split
 from scoring.upload_check import (  # noqa: F401 - REPORT_MAX_BYTES: the site's name for it
     REPORT_MAX_BYTES,
     DatasetFacts,
@@ -66,6 +66,10 @@ class SplitOutcome:
     terms: dict[str, np.ndarray | None] = field(default_factory=dict, repr=False, compare=False)
     # Predictions that differ from the file's most common one (scoring.probing).
     rows_off_mode: int | None = None
+    # Every loss on each slice of a validation or test split (scoring.md §8), keyed
+    # "LOSS@SLICE" (slice_key) in order of first appearance; stored as Score rows beside
+    # the split's own, shown by policy.slices_visible only.
+    slice_scores: dict[str, float | None] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,38 @@ def read_dataset_targets(dataset: Dataset, splits=None) -> dict[Split, np.ndarra
     return targets
 
 
+def slice_key(loss: str, slice_name: str) -> str:
+    """The Score.loss of ``loss`` on a slice: "nlp@shifted" (scoring.md §8)."""
+    return f"{loss}@{slice_name}"
+
+
+def read_dataset_slices(dataset: Dataset, split: str, n: int) -> np.ndarray | None:
+    """The slice of each of the split's ``n`` examples (its stored slices file, read and
+    checked by the scoring package), or None when the split has none (scoring.md §8)."""
+    if split not in SLICED_SPLITS:
+        return None
+    datafile = dataset.files.filter(split=split, kind=Kind.SLICES).first()
+    if datafile is None:
+        return None
+    with storages[datafile.storage_alias].open(datafile.path, "rb") as handle:
+        data = handle.read()
+    datafile.dataset = dataset  # (its filename names the dataset)
+    return scoring.read_slices(data, path=datafile.filename, n=n)
+
+
+def slice_scores(evaluation: scoring.Evaluation, names: np.ndarray | None) -> dict:
+    """Every loss of ``evaluation`` on each slice of ``names``, keyed "LOSS@SLICE"."""
+    if names is None:
+        return {}
+    out = {}
+    for slice_name, part in evaluation.by_slice(names).items():
+        for loss, value in part.scores.items():
+            if value is not None and math.isnan(value):
+                raise ValueError(f"loss {loss} of the slice {slice_name} came out as NaN")
+            out[slice_key(loss, slice_name)] = value
+    return out
+
+
 def _finite_json(value):
     """Plot data with every non-finite number replaced by None (JSON has no NaN)."""
     if isinstance(value, dict):
@@ -109,7 +145,9 @@ def _finite_json(value):
     return value
 
 
-def _split_outcome(split: Split, filename: str, evaluation: scoring.Evaluation) -> SplitOutcome:
+def _split_outcome(
+    split: Split, filename: str, evaluation: scoring.Evaluation, slices: np.ndarray | None = None
+) -> SplitOutcome:
     for loss, value in evaluation.scores.items():
         if value is not None and math.isnan(value):
             raise ValueError(f"loss {loss} of the {split} split came out as NaN")
@@ -127,6 +165,7 @@ def _split_outcome(split: Split, filename: str, evaluation: scoring.Evaluation) 
         plot_data,
         evaluation.terms(),
         scoring.probing.rows_off_mode(evaluation),
+        slice_scores(evaluation, slices),
     )
 
 
@@ -159,9 +198,11 @@ def scored_targets(dataset: Dataset, split: str) -> dict[str, np.ndarray]:
 def _with_parts(
     dataset: Dataset, split: Split, filename: str, evaluation: scoring.Evaluation
 ) -> list[SplitOutcome]:
-    """The split's outcome, followed for a test split by its public and private parts'
-    (scored as if each were the whole file) when the challenge has a public part."""
-    outcomes = [_split_outcome(split, filename, evaluation)]
+    """The split's outcome (with its slices' scores, when it has slices), followed for a
+    test split by its public and private parts' (scored as if each were the whole file)
+    when the challenge has a public part."""
+    slices = read_dataset_slices(dataset, split, evaluation.n)
+    outcomes = [_split_outcome(split, filename, evaluation, slices)]
     mask = public_mask(dataset, evaluation.n) if split == Split.TEST else None
     if mask is not None:
         for part, rows in ((ScoredSplit.PUBLIC, mask), (ScoredSplit.PRIVATE, ~mask)):

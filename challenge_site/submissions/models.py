@@ -259,7 +259,11 @@ class Score(models.Model):
     # A copy of submission.dataset, so the leaderboard index can start with it.
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="+", db_index=False)
     split = models.CharField(max_length=8, choices=ScoredSplit)
-    loss = models.CharField(max_length=16, help_text="A name from scoring.LOSSES.")
+    # A loss name, or "LOSS@SLICE" for the loss on one slice of a validation or test split
+    # (scoring.md §8: a built-in name of up to 16 characters, "@", a slice name of up to 32).
+    loss = models.CharField(
+        max_length=65, help_text="A name from scoring.LOSSES, or LOSS@SLICE on a slice."
+    )
     value = models.FloatField(null=True, blank=True)
     # How sure the value is (scoring.md §5), written by challenge_site.leaderboard.intervals
     # after scoring; NULL while being computed, for n/a values, for losses without

@@ -6,7 +6,7 @@ from django.db.models import Count
 from . import finals, ladder
 from .models import FINAL, Score, Submission
 from .policy import page_public_q
-from .services import rescore
+from .services import rescore, rescore_lacking
 
 
 def options_changed(
@@ -32,10 +32,17 @@ def ranking_loss_changed(*, dataset, **_) -> None:
     finals.refresh_dataset(dataset=dataset)
 
 
+def losses_changed(*, dataset, **_) -> int:
+    """A dataset shows other losses (Dataset.losses): the entries scored before one of
+    them was registered are scored again. Returns how many were queued."""
+    return rescore_lacking(dataset=dataset)
+
+
 def exposure_counted(*, challenge, split, **_) -> dict[int, dict]:
     """The entries and scores of ``split`` that publication shows, per dataset."""
     rows = (
         Score.objects.filter(dataset__challenge=challenge, split=split)
+        .exclude(loss__contains="@")  # a slice's scores (LOSS@SLICE): never counted aloud
         .filter(page_public_q("submission__"))
         .values("dataset")
         .annotate(entries=Count("submission", distinct=True), scores=Count("id"))

@@ -41,6 +41,7 @@ from .models import (
     Submission,
     SubmissionQuota,
 )
+from .policy import valid_q
 from .resources import memory_cap
 from .retention import delete_stored_zip, purge_invalid_zips  # noqa: F401 - callers name them here
 
@@ -354,7 +355,8 @@ def _write(submission: Submission, outcome, *, stored: dict[str, str] | None = N
                 value=value,
             )
             for result in outcome.splits
-            for loss, value in result.scores.items()
+            # The split's losses, then each on every slice ("LOSS@SLICE", scoring.md §8).
+            for loss, value in [*result.scores.items(), *result.slice_scores.items()]
         )
         SplitResult.objects.bulk_create(
             SplitResult(
@@ -400,6 +402,30 @@ def rescore(*, submissions: QuerySet[Submission]) -> int:
     for submission_id in ids:
         transaction.on_commit(partial(enqueue, submission_id, force=True))
     return len(ids)
+
+
+def lacking_losses(dataset: Dataset) -> QuerySet[Submission]:
+    """The dataset's scored entries (its baseline included) with a scored split missing a
+    loss the dataset shows (Dataset.shown_losses): scored before that loss was registered
+    (a plug-in installed since, spec §9) or listed (a loss that applies only under some
+    options, as wis with quantile levels)."""
+    shown = {loss.name for loss in dataset.shown_losses()}
+    rows = (
+        Score.objects.filter(valid_q("submission__"), dataset=dataset)
+        .exclude(loss__contains="@")  # a slice's scores (LOSS@SLICE) follow their loss
+        .values_list("submission_id", "split", "loss")
+    )
+    found: dict[tuple[int, str], set[str]] = {}
+    for submission_id, split, loss in rows:
+        found.setdefault((submission_id, split), set()).add(loss)
+    ids = {submission_id for (submission_id, _), names in found.items() if not shown <= names}
+    return Submission.objects.filter(pk__in=ids)
+
+
+def rescore_lacking(*, dataset: Dataset) -> int:
+    """Queue the entries of :func:`lacking_losses` to be scored again (on commit): a loss
+    added to the dataset's list, or installed, fills their columns."""
+    return rescore(submissions=lacking_losses(dataset))
 
 
 def sweep(*, now: datetime) -> list[int]:

@@ -16,7 +16,7 @@ from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.participation_views import refusal
 from challenge_site.challenges.policy import exact_scores_visible, visible_challenges
 
-from . import multiclass_plots, policy, services, withdrawal
+from . import multiclass_plots, policy, selective_plots, services, withdrawal
 from .display import participant_name
 from .final_views import final_for
 from .forms import MySubmissionsFilter, SubmissionForm
@@ -111,7 +111,8 @@ def submission_detail(request, pk):
 @require_safe
 def submission_plot(request, pk, split, kind=""):
     """The split's reliability diagram or PIT histogram, or with ``kind`` its picture of
-    that plot-data key (multiclass_plots.kinds), while its scores are visible."""
+    that plot-data key (multiclass_plots.kinds, selective_plots.kinds), while its scores
+    are visible."""
     now = timezone.now()
     submission = get_visible_or_404(policy.visible_submissions, user=request.user, now=now, pk=pk)
     if not exact_scores_visible(submission.dataset.challenge, split, user=request.user, now=now):
@@ -119,7 +120,8 @@ def submission_plot(request, pk, split, kind=""):
     result = SplitResult.objects.filter(submission=submission, split=split).first()
     if result is None or submission.finished_at is None:
         raise Http404("No plot for this split.")
-    if kind and kind not in multiclass_plots.kinds(result.plot_data):
+    named = multiclass_plots.kinds(result.plot_data) + selective_plots.kinds(result.plot_data)
+    if kind and kind not in named:
         raise Http404("No such picture for this split.")
     if not kind and not ({"reliability", "pit"} & result.plot_data.keys()):
         raise Http404("This split's pictures have names (multiclass_plots.kinds).")
@@ -128,7 +130,9 @@ def submission_plot(request, pk, split, kind=""):
     response = get_conditional_response(request, etag=etag)
     if response is None:
         name = submission.dataset.name
-        if kind:
+        if kind in selective_plots.KINDS:
+            svg = selective_plots.cached_svg(result, kind=kind, dataset_name=name, version=version)
+        elif kind:
             svg = multiclass_plots.cached_svg(result, kind=kind, dataset_name=name, version=version)
         else:
             svg = cached_svg(result, dataset_name=name, version=version)

@@ -11,10 +11,13 @@ from django.utils import timezone
 
 import scoring
 import scoring.ladder
-from challenge_site.challenges.policy import ladder_applies, split_visible
+from challenge_site.challenges.policy import ladder_applies, slices_visible, split_visible
 from datasets.models import ScoredSplit
 
 from .models import Submission
+
+# A slice's score is stored under "LOSS@SLICE" (evaluation.slice_key).
+SLICE_SEPARATOR = "@"
 
 SPLIT_ORDER = [
     ScoredSplit.TRAIN,
@@ -57,12 +60,22 @@ class LadderScore:
 
 
 @dataclass(frozen=True)
+class SliceScores:
+    """A split's losses on one of its slices (scoring.md §8), stored as "LOSS@SLICE"."""
+
+    name: str
+    cells: list[ScoreCell]
+
+
+@dataclass(frozen=True)
 class SplitScores:
     split: ScoredSplit
     visible: bool
     cells: list[ScoreCell]
     result: object  # the SplitResult, or None (and None under the Ladder)
     ladder: LadderScore | None = None  # set instead of cells when shown through the Ladder
+    # Its slices, in order of first appearance; empty unless policy.slices_visible.
+    slices: tuple[SliceScores, ...] = ()
 
     @property
     def label(self) -> str:
@@ -123,7 +136,7 @@ def score_table(submission: Submission, *, user, now=None) -> list[SplitScores]:
     rows = list(submission.scores.all())
     stored = {(s.split, s.loss): s.value for s in rows}
     results = {r.split: r for r in submission.split_results.all()}
-    losses = scoring.losses_for(submission.dataset.task)
+    losses = submission.dataset.shown_losses()  # the dataset's columns
     table = []
     for split in SPLIT_ORDER:
         if split not in submission.splits and split not in results:
@@ -140,14 +153,36 @@ def score_table(submission: Submission, *, user, now=None) -> list[SplitScores]:
             )
             table.append(SplitScores(split, True, [], None, ladder))
             continue
-        cells = []
+        cells, slices = [], ()
         if visible and split in results:
             cells = [
                 ScoreCell(loss, stored.get((split, loss.name)), (split, loss.name) in stored)
                 for loss in losses
             ]
-        table.append(SplitScores(split, visible, cells, results.get(split) if visible else None))
+            sliced = any(r.split == split and SLICE_SEPARATOR in r.loss for r in rows)
+            if sliced and slices_visible(challenge, split, user=user, now=now):
+                slices = slice_scores(rows, split, losses)
+        result = results.get(split) if visible else None
+        table.append(SplitScores(split, visible, cells, result, None, slices))
     return table
+
+
+def slice_scores(rows, split: str, losses: list[scoring.Loss]) -> tuple[SliceScores, ...]:
+    """The split's "LOSS@SLICE" rows as one SliceScores per slice, the slices in order of
+    first appearance (the order they were written in: ascending ids), the losses as the
+    split's. Only called once policy.slices_visible allows it."""
+    found: dict[str, dict[str, float | None]] = {}
+    for row in sorted(rows, key=lambda row: row.pk):
+        if row.split != split or SLICE_SEPARATOR not in row.loss:
+            continue
+        loss, _, name = row.loss.partition(SLICE_SEPARATOR)
+        found.setdefault(name, {})[loss] = row.value
+    return tuple(
+        SliceScores(
+            name, [ScoreCell(loss, values.get(loss.name), loss.name in values) for loss in losses]
+        )
+        for name, values in found.items()
+    )
 
 
 def json_value(value: float | None):
@@ -164,7 +199,14 @@ def api_scores(submission: Submission, *, user, table: list[SplitScores] | None 
         table = score_table(submission, user=user)
     return {
         str(entry.split): {
-            cell.loss.name: json_value(cell.value) for cell in entry.cells if cell.computed
+            **{cell.loss.name: json_value(cell.value) for cell in entry.cells if cell.computed},
+            # Each loss on each slice, "LOSS@SLICE" (scoring.md §8): only once visible.
+            **{
+                f"{cell.loss.name}{SLICE_SEPARATOR}{part.name}": json_value(cell.value)
+                for part in entry.slices
+                for cell in part.cells
+                if cell.computed
+            },
         }
         for entry in table
         if entry.visible and entry.result is not None

@@ -17,6 +17,8 @@ class DemoDataset:
     splits: dict[str, tuple[np.ndarray, np.ndarray]]  # split -> (inputs, targets)
     input_format: str = "%.6g"
     target_format: str = "%.6g"
+    # split -> the slice name of every example (NAME_split_slices.txt, scoring.md §8)
+    slices: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -59,3 +61,7 @@ def write_challenge(challenge: DemoChallenge, folder: Path) -> None:
             stem = directory / f"{dataset.name}_{split}"
             np.savetxt(f"{stem}_inputs.txt", inputs, fmt=dataset.input_format)
             np.savetxt(f"{stem}_targets.txt", targets, fmt=dataset.target_format)
+            if split in dataset.slices:
+                Path(f"{stem}_slices.txt").write_text(
+                    "".join(f"{name}\n" for name in dataset.slices[split])
+                )

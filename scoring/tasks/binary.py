@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import classification, hints
+from .. import classification, hints, selective
 from ..classification import ECE_BINS
 from ..decomposition import corp, isotonic, recalibration
 from ..errors import fmt
@@ -67,6 +67,15 @@ class BinaryClassification(TaskSpec):
         p = np.full(targets.size, float(np.mean(train_targets == 1)))
         return Context(self.name, targets, options, train_targets, p=p)
 
+    def retention_inputs(self, ctx):
+        """Errors 1 − a_i, keys the exact confidence max(p, 1 − p), surest first (spec §8,
+        a_i and c_i as in ``ece``)."""
+        return (
+            selective.binary_errors(ctx.p, ctx.targets),
+            selective.binary_confidence(ctx.p),
+            False,
+        )
+
     def is_point(self, ctx):
         return summary(ctx).point
 
@@ -76,15 +85,17 @@ class BinaryClassification(TaskSpec):
     def plot_data(self, ctx):
         """``reliability`` (binned reliability diagram), ``decomposition``
         (:func:`scoring.decomposition.corp`: brier and nlp, nlp in the options' log base,
-        each ``{"score", "mcb", "dsc", "unc"}``; MCB is +inf where nlp is) and
+        each ``{"score", "mcb", "dsc", "unc"}``; MCB is +inf where nlp is),
         ``recalibration`` (:func:`scoring.decomposition.recalibration`: the PAV curve and
-        a 20-bin histogram of p). A non-probabilistic file (every p 0 or 1) is decomposed
-        too: the decomposition is defined, though its brier and nlp are n/a."""
+        a 20-bin histogram of p) and ``retention`` (:func:`scoring.selective.plot_of`; None
+        for a non-probabilistic file). A non-probabilistic file (every p 0 or 1) is
+        decomposed too: the decomposition is defined, though its brier and nlp are n/a."""
         fit = isotonic(ctx.p, (ctx.targets == 1).astype(np.float64))
         return {
             "reliability": reliability(ctx.p, ctx.targets),
             "decomposition": corp(ctx.p, ctx.targets, log_base=ctx.options.log_base, fit=fit),
             "recalibration": recalibration(ctx.p, ctx.targets, fit=fit),
+            "retention": selective.plot_of(ctx),
         }
 
     def probe_values(self, ctx):
@@ -160,4 +171,23 @@ register(
     compute=lambda c: summary(c).ece(),
     reference=f"Naeini et al., AAAI 2015; {ECE_BINS} equal-width confidence bins",
     description=f"Σ |B|/n · |accuracy − confidence| over {ECE_BINS} confidence bins.",
+)
+register(
+    name="rauc",
+    title="Retention AUC",
+    task=TASK.name,
+    probabilistic=True,
+    compute=selective.rauc_of,
+    reference=f"{selective.SHIFTS}; spec §8",
+    description="Area under the retention curve: the errors left when the least confident"
+    " examples are handed to an oracle, averaged over every share kept.",
+)
+register(
+    name="aurc",
+    title="Area under the risk–coverage curve",
+    task=TASK.name,
+    probabilistic=True,
+    compute=selective.aurc_of,
+    reference=f"{selective.GEIFMAN}; spec §8",
+    description="The error rate of the most confident examples, averaged over every coverage.",
 )

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from fractions import Fraction
 
 import numpy as np
 
-from .. import multiclass
+from .. import multiclass, selective
 from ..classification import ECE_BINS
 from ..errors import fmt
 from ..hints import CLASS_LABEL, class_summary
@@ -32,12 +33,25 @@ NIXON = "Nixon et al., Measuring Calibration in Deep Learning, CVPR Workshops 20
 
 
 def summary(ctx: Context) -> multiclass.MulticlassSummary:
-    """The sums behind nlp, brier, 01l, ece, rmsce and sce, from one pass."""
+    """The sums behind nlp, brier, 01l, ece, rmsce and sce, from one pass: the one summed
+    while the file was read, when it was read with these targets."""
     rows = ctx.multiclass
-    return ctx.memo(
-        "summary",
-        lambda: multiclass.summarize(rows.probs, ctx.targets, resid=rows.resid, exact=rows.exact),
-    )
+
+    def compute():
+        done = rows.summary
+        if done is not None and np.array_equal(done.labels, ctx.targets):
+            return done
+        return multiclass.summarize(rows.probs, ctx.targets, resid=rows.resid, exact=rows.exact)
+
+    return ctx.memo("summary", compute)
+
+
+def _exact_side(exact: Fraction, p: float) -> float:
+    """The side of ``p`` its exact value lies on, scaled as ClassRows.resid is: (exact − p)/p
+    · 2^180, or exact · 2^1074 where p is 0 (nonzero for any exact value a file can give)."""
+    if p == 0:
+        return float(exact * 2**1074)
+    return float((exact - Fraction(p)) / Fraction(p) * 2**180)
 
 
 def _bad_labels(values: np.ndarray, classes: int | None) -> np.ndarray:
@@ -98,7 +112,12 @@ class MulticlassClassification(TaskSpec):
 
     def read(self, source, *, path, targets, options, reader):
         return read_multiclass(
-            source, path=path, n_expected=targets.size, options=options, reader=reader
+            source,
+            path=path,
+            n_expected=targets.size,
+            options=options,
+            reader=reader,
+            labels=targets.astype(np.int64),  # (checked: whole numbers in 0 … L−1)
         )
 
     def check(self, source, *, path, options, n_expected, reader):
@@ -128,6 +147,28 @@ class MulticlassClassification(TaskSpec):
         rows = ClassRows.single(np.tile(freq, (targets.size, 1)))
         return Context(self.name, targets, options, train_targets, multiclass=rows)
 
+    def retention_inputs(self, ctx):
+        """Errors 1 − a_i, keys the confidence c_i = p_i,ŷ_i, surest first (spec §8 and §7):
+        the double and the side its exact value lies on (ClassRows.resid), so that equal
+        doubles are ordered by their exact values as ŷ and the bins are."""
+        found = summary(ctx)
+        rows = ctx.multiclass
+        predicted = found.predicted
+        # Row i's predicted class in the flat n × L arrays (one gather each, no 2-D index).
+        flat = np.arange(0, found.n * rows.classes, rows.classes) + predicted
+        side = np.zeros(found.n) if rows.resid is None else rows.resid.ravel()[flat]
+        # The double-double normalisation leaves sides of about 2^-106 relative where the
+        # exact value is the double itself (three uniform members and a one-hot one: 0.5
+        # exactly): below its accuracy a side is no evidence, and equal values must tie.
+        side = np.where(np.abs(side) < selective.SIDE_NOISE, 0.0, side.astype(np.float64))
+        confidence = rows.probs.ravel()[flat]
+        for i, values in (rows.exact or {}).items():
+            # Rows holding values below 2^-900 are known exactly (no double-double noise):
+            # their side is the exact one, however small (1e-300 apart is not a tie).
+            side[i] = _exact_side(values[predicted[i]], float(confidence[i]))
+        keys = (confidence, side)
+        return (predicted != found.labels).astype(np.float64), keys, False
+
     def is_point(self, ctx):
         """Every row one-hot, decided on the whole file: a part of it (a subset) keeps the
         file's decision (spec §7)."""
@@ -152,9 +193,10 @@ class MulticlassClassification(TaskSpec):
     def plot_data(self, ctx):
         """``top_label`` (the ECE reliability diagram), ``classwise`` (the SCE bins, L ≤ 20),
         ``confusion`` and, with ensemble rows, ``ensemble`` (tu, du, mi):
-        :func:`scoring.multiclass.plot_data`."""
+        :func:`scoring.multiclass.plot_data`; ``retention`` (:func:`scoring.selective.plot_of`,
+        None for a non-probabilistic file)."""
         rows = ctx.multiclass
-        return multiclass.plot_data(
+        out = multiclass.plot_data(
             rows.probs,
             ctx.targets,
             summary=summary(ctx),
@@ -162,6 +204,8 @@ class MulticlassClassification(TaskSpec):
             member_entropy=rows.member_entropy,
             base=ctx.options.log_base,
         )
+        out["retention"] = selective.plot_of(ctx)
+        return out
 
     def probe_values(self, ctx):
         """The L probabilities (normalised, members averaged)."""
@@ -303,4 +347,23 @@ register(
     reference=f"{NIXON}; {ECE_BINS} equal-mass ranges per class",
     description=f"As sce, over {ECE_BINS} ranges of equal count of each class's sorted "
     "probabilities.",
+)
+register(
+    name="rauc",
+    title="Retention AUC",
+    task=TASK.name,
+    probabilistic=True,
+    compute=selective.rauc_of,
+    reference=f"{selective.SHIFTS}; spec §8",
+    description="Area under the retention curve: the errors left when the least confident"
+    " examples are handed to an oracle, averaged over every share kept.",
+)
+register(
+    name="aurc",
+    title="Area under the risk–coverage curve",
+    task=TASK.name,
+    probabilistic=True,
+    compute=selective.aurc_of,
+    reference=f"{selective.GEIFMAN}; spec §8",
+    description="The error rate of the most confident examples, averaged over every coverage.",
 )

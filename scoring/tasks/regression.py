@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import regression
+from .. import quantile_scores, regression, selective
 from ..decomposition import pit_uniformity_test
 from ..distributions import gaussian_stats
 from ..losses import PAPER, Context, register
@@ -25,7 +25,7 @@ from .regression_demo import DEMO
 class Regression(TaskSpec):
     name = Task.REGRESSION
     label = "Regression"
-    settings = ("allow_samples", "min_quantile_gap", "nmse_normaliser")
+    settings = ("allow_samples", "min_quantile_gap", "nmse_normaliser", "quantile_levels")
     inference = Inference()  # the fallback
     demo = DEMO
 
@@ -49,18 +49,40 @@ class Regression(TaskSpec):
         )
         return Context(self.name, targets, options, train_targets, rows=rows)
 
+    def retention_inputs(self, ctx):
+        """Errors (t − m)², keys the predictive variance, surest (smallest) first (spec §8)."""
+        rows = ctx.rows
+        errors, unit = selective.squared(rows.residuals(ctx.targets))
+        # (hi, lo) columns: the exact variance's order where one double would tie or
+        # misorder two rows (1e200 and 1e200 + 6.2e183)
+        keys = tuple(rows.predictive_variance(remainder=True))
+        return errors, keys, True, unit
+
     def is_point(self, ctx):
         return ctx.rows.is_point
+
+    def reported(self, ctx):
+        """With quantile levels, the coverage ``covP`` of every central interval (spec §8,
+        :func:`scoring.quantile_scores.coverages`); none for a non-probabilistic file,
+        which spec §3 reports nmse alone for."""
+        if ctx.options.quantile_levels is None or ctx.is_point:
+            return {}
+        return quantile_scores.coverages(_quantiles(ctx), ctx.targets, ctx.options.quantile_levels)
 
     def subset(self, ctx, mask):
         rows = ctx.rows.subset(mask)
         return Context(ctx.task, ctx.targets[mask], ctx.options, ctx.train_targets, rows=rows)
 
     def plot_data(self, ctx):
-        """``pit`` (histogram and coverage of central intervals) and ``calibration_test``
-        (:func:`scoring.decomposition.pit_uniformity_test`)."""
+        """``pit`` (histogram and coverage of central intervals), ``calibration_test``
+        (:func:`scoring.decomposition.pit_uniformity_test`) and ``retention``
+        (:func:`scoring.selective.plot_of`, None for a non-probabilistic file)."""
         pit = ctx.rows.stats.pit
-        return {"pit": pit_summary(pit), "calibration_test": pit_uniformity_test(pit)}
+        return {
+            "pit": pit_summary(pit),
+            "calibration_test": pit_uniformity_test(pit),
+            "retention": selective.plot_of(ctx),
+        }
 
     def probe_values(self, ctx):
         """The predictive mean with the variance of Gaussian rows (NaN for quantile and
@@ -123,7 +145,53 @@ class Regression(TaskSpec):
                 text.wrap("A file mixing both kinds:"),
                 text.example(["1 3.1 1.7", "0 0.2 -2 0.3 -1 0.8 1 0.9 3", "1 -0.25 0"]),
             ]
+        if options.quantile_levels is not None:
+            parts.append(text.wrap(_levels_help(options.quantile_levels)))
         return parts
+
+
+def _levels_help(levels: tuple[float, ...]) -> str:
+    """What the README says of a dataset's quantile levels (spec §8)."""
+    shown = ", ".join(f"{level:g}" for level in levels)
+    pairs = quantile_scores.central_intervals(levels)
+    covered = (
+        " It also reports how often the target falls inside each central interval ("
+        + ", ".join(f"{p}%: levels {levels[lo]:g} to {levels[hi]:g}" for p, lo, hi in pairs)
+        + "), against its nominal coverage."
+        if pairs
+        else ""
+    )
+    return (
+        f"Quantile levels: this dataset reads every line, whatever its kind, at the levels"
+        f" {shown} (a Gaussian at m + sqrt(v) times the standard normal quantile, quantile"
+        f" lines by their own distribution, samples by linear interpolation) and scores them"
+        f" by the weighted interval score (wis), the average over the levels a of"
+        f" 2(1{{t < q}} - a)(q - t)." + covered
+    )
+
+
+def _quantiles(ctx: Context) -> np.ndarray:
+    """Every row read at the dataset's levels (n × K), once per context."""
+    return ctx.memo("quantiles", lambda: ctx.rows.quantiles(ctx.options.quantile_levels))
+
+
+def _wis_terms(ctx: Context) -> np.ndarray:
+    levels = ctx.options.quantile_levels
+    q = _quantiles(ctx)
+    terms = quantile_scores.wis_terms(q, ctx.targets, levels)
+    far = ~np.isfinite(q).all(axis=1)
+    if far.any():
+        # A reading past the largest double (a tail scale bN ≈ 2e308) is +inf, yet the
+        # term, a weighted mean of QS, may be finite: those rows are read scaled down by
+        # 2**-64 (exact: §2's distribution scales with its values, QS with both) and their
+        # terms scaled back, +inf only where the term itself exceeds the largest double.
+        scaled = ctx.rows.subset(far).quantiles(levels, scale=_DOWN)
+        with np.errstate(over="ignore"):
+            terms[far] = quantile_scores.wis_terms(scaled, ctx.targets[far] * _DOWN, levels) / _DOWN
+    return terms
+
+
+_DOWN = 2.0**-64
 
 
 def _nmse(ctx: Context) -> float | None:
@@ -132,7 +200,19 @@ def _nmse(ctx: Context) -> float | None:
         if ctx.train_targets is None:
             raise ValueError("nmse normalised by the training targets needs train_targets")
         variance = regression.variance(ctx.train_targets)
-    return regression.nmse(ctx.rows.stats.mean, ctx.targets, variance=variance)
+    return regression.nmse(
+        ctx.rows.stats.mean, ctx.targets, variance=variance, residuals=_residuals(ctx)
+    )
+
+
+def _residuals(ctx: Context) -> np.ndarray:
+    """t − m from the rows' exact means (spec §3), once per context."""
+    return ctx.memo("residuals", lambda: ctx.rows.residuals(ctx.targets))
+
+
+def _squared_errors(ctx: Context) -> np.ndarray:
+    with np.errstate(over="ignore"):  # +inf only beyond the largest double
+        return _residuals(ctx) ** 2
 
 
 TASK = register_task(Regression())
@@ -162,7 +242,7 @@ register(
     task=TASK.name,
     probabilistic=False,
     compute=_nmse,
-    terms=lambda c: regression.squared_errors(c.rows.stats.mean, c.targets),
+    terms=_squared_errors,
     terms_key="se",
     legacy_number=2,
     reference=f"{PAPER}, eq. (17)",
@@ -177,4 +257,28 @@ register(
     terms=lambda c: np.array(c.rows.stats.crps, dtype=np.float64),
     reference="Kohonen & Suomela, Lessons learned in the challenge (2006), §4.2",
     description="(1/n) Σ ∫ (F(u) − 1{u ≥ t})² du, exact for every row type.",
+)
+register(
+    name="rauc",
+    title="Retention AUC",
+    task=TASK.name,
+    probabilistic=True,
+    compute=selective.rauc_of,
+    reference=f"{selective.SHIFTS}; spec §8",
+    description="Area under the retention curve of the squared error: the errors left when"
+    " the examples of largest predictive variance are handed to an oracle, averaged over"
+    " every share kept.",
+)
+register(
+    name="wis",
+    title="Weighted interval score",
+    task=TASK.name,
+    probabilistic=True,
+    compute=lambda c: quantile_scores.mean(_wis_terms(c)),
+    terms=_wis_terms,
+    applies=lambda options: options.quantile_levels is not None,
+    reference="Bracher et al., Evaluating epidemic forecasts in an interval format, PLoS"
+    " Comput. Biol. 17 (2021); spec §8",
+    description="(1/n) Σ (1/K) Σ_k 2(1{t < q_k} − α_k)(q_k − t) over the dataset's quantile"
+    " levels α_k; only for a dataset with quantile levels.",
 )

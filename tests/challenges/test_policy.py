@@ -548,3 +548,40 @@ def test_exact_scores_visible_truth_table(challenge, people, who, split, publish
     challenge.results_published = published
     now = AFTER if published else TEST_START
     assert policy.exact_scores_visible(challenge, split, user=people[who], now=now) is expected
+
+
+@pytest.mark.parametrize(
+    ("who", "split", "now", "published", "targets", "expected"),
+    [
+        # Validation slices: once the validation targets are out (the test phase).
+        ("participant", ScoredSplit.VAL, VALIDATION, False, "never", False),
+        ("anonymous", ScoredSplit.VAL, TEST_START + timedelta(days=1), False, "never", True),
+        ("organiser", ScoredSplit.VAL, VALIDATION, False, "never", True),
+        ("previewing organiser", ScoredSplit.VAL, VALIDATION, False, "never", False),
+        # Test slices: published results and released test targets, both.
+        ("participant", ScoredSplit.TEST, AFTER, False, "after_publication", False),
+        ("participant", ScoredSplit.TEST, AFTER, True, "never", False),
+        ("participant", ScoredSplit.TEST, AFTER, True, "after_publication", True),
+        ("organiser", ScoredSplit.TEST, AFTER, False, "never", True),
+        # The test split's parts have no slices (scoring.md §8), not even for organisers.
+        ("organiser", ScoredSplit.PUBLIC, AFTER, True, "after_publication", False),
+        ("participant", ScoredSplit.PRIVATE, AFTER, True, "after_publication", False),
+        ("participant", ScoredSplit.TRAIN, AFTER, True, "after_publication", False),
+    ],
+)
+def test_slices_visible_truth_table(
+    challenge, people, who, split, now, published, targets, expected
+):
+    challenge.results_published = published
+    challenge.test_targets_release = targets
+    challenge.test_public_fraction = 0.3
+    assert policy.slices_visible(challenge, split, user=people[who], now=now) is expected
+
+
+def test_slices_wait_for_the_ladder_to_end(challenge, people):
+    """Under the Ladder the validation scores are not exact until the validation targets
+    are released: neither are its slices' (the two coincide by the clock)."""
+    challenge.feedback = "ladder"
+    user = people["participant"]
+    assert not policy.slices_visible(challenge, ScoredSplit.VAL, user=user, now=VALIDATION)
+    assert policy.slices_visible(challenge, ScoredSplit.VAL, user=user, now=AFTER)

@@ -2,7 +2,14 @@
 scores are computed on, as stored and as shown."""
 
 import scoring.archive
-from challenge_site.challenges.splits import TEST_PARTS, Kind, ScoredSplit, Split
+from challenge_site.challenges.splits import (
+    RELEASED_KINDS,
+    SLICED_SPLITS,
+    TEST_PARTS,
+    Kind,
+    ScoredSplit,
+    Split,
+)
 
 
 def test_the_splits_are_those_of_the_prediction_file_names():
@@ -22,5 +29,11 @@ def test_scores_are_also_computed_on_the_test_parts():
     assert {s.value for s in Split} < {s.value for s in ScoredSplit}
 
 
-def test_each_split_has_inputs_and_targets():
-    assert [(k.value, k.label) for k in Kind] == [("inputs", "Inputs"), ("targets", "Targets")]
+def test_each_split_has_inputs_and_targets_and_may_have_slices():
+    assert [(k.value, k.label) for k in Kind] == [
+        ("inputs", "Inputs"),
+        ("targets", "Targets"),
+        ("slices", "Slices"),
+    ]
+    assert RELEASED_KINDS == (Kind.INPUTS, Kind.TARGETS)
+    assert SLICED_SPLITS == (Split.VAL, Split.TEST)

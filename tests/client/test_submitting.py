@@ -10,7 +10,9 @@ from puc_client import commands, config, errors, submitting
 from puc_client.errors import ClientError
 from puc_client.transport import Api
 
+import scoring
 from challenge_site.submissions.models import Status, Submission
+from scoring.plugins import is_plugin
 from tests.factories import make_zip
 from tests.submissions.helpers import predictions, queued_submission
 
@@ -256,7 +258,10 @@ def test_submit_a_multiclass_ensemble_and_wait_for_its_scores(puc, site, shapes,
     assert submission.status == "scored" and submission.dataset == shapes
     out = result.out.splitlines()
     header = out[4].split()
-    assert header == ["split", "nlp", "brier", "01l", "ece", "rmsce", "sce", "ace"]
+    # The built-in losses, then the installed plug-ins' (spec §9, e.g. plugins/floorlog).
+    plugins = [loss.name for loss in scoring.losses_for("multiclass") if is_plugin(loss)]
+    builtin = ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace", "rauc", "aurc"]
+    assert header == ["split", *builtin, *plugins]
     val = dict(zip(header[1:], out[6].split()[1:], strict=True))
     nlp = submission.scores.get(split="val", loss="nlp").value
     assert val["nlp"] == f"{nlp:.6g}"

@@ -185,7 +185,7 @@ def test_changing_the_task_shows_the_new_task_s_settings_before_saving(admin_cli
     url = reverse("admin:datasets_dataset_change", args=[gaze.pk])
     page = admin_client.get(url)
     shown = page.context["adminform"].form["shown_settings"].value()
-    assert shown == "allow_samples min_quantile_gap nmse_normaliser"
+    assert shown == "allow_samples min_quantile_gap nmse_normaliser quantile_levels"
     data = dataset_admin_form(challenge, {}, task="multiclass", shown_settings=shown)
     response = admin_client.post(url, data)
     form = response.context["adminform"].form
@@ -235,3 +235,76 @@ def test_more_classes_than_the_submission_limits_allow_are_refused(
     ]
     cifar.refresh_from_db()
     assert cifar.classes == 4
+
+
+# --- Quantile levels (spec §8) -----------------------------------------------------------
+
+
+def _change_form(dataset, **overrides) -> dict:
+    data = dataset_admin_form(dataset.challenge, {}, **overrides)
+    data.pop("upload")
+    return data
+
+
+def test_quantile_levels_are_set_in_the_admin_as_written(
+    admin_client, challenge, django_capture_on_commit_callbacks, monkeypatch
+):
+    dataset = make_dataset(challenge)
+    url = reverse("admin:datasets_dataset_change", args=[dataset.pk])
+    assert b'name="quantile_levels"' in admin_client.get(url).content
+    rescored = []
+    monkeypatch.setattr(
+        "challenge_site.submissions.services.dataset_files_changed",
+        lambda *, dataset, now: rescored.append(dataset.pk),
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(url, _change_form(dataset, quantile_levels="0.05, 0.5 0.95"))
+    assert response.status_code == 302
+    dataset.refresh_from_db()
+    assert dataset.quantile_levels == [0.05, 0.5, 0.95]
+    assert dataset.scoring_options.quantile_levels == (0.05, 0.5, 0.95)
+    assert rescored == [dataset.pk]  # new levels: every entry scored again
+    html = admin_client.get(url).content.decode()
+    assert 'value="0.05, 0.5, 0.95"' in html
+    # Saved unchanged: nothing to score again; emptied: no levels.
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_client.post(url, _change_form(dataset, quantile_levels="0.05, 0.5, 0.95"))
+    assert rescored == [dataset.pk]
+    admin_client.post(url, _change_form(dataset, quantile_levels=" "))
+    dataset.refresh_from_db()
+    assert dataset.quantile_levels is None
+
+
+@pytest.mark.parametrize(
+    ("written", "message"),
+    [
+        ("0.5, 0.4", "quantile levels must increase strictly (0.4 after 0.5)"),
+        ("0.1, 1", "quantile levels must lie strictly between 0 and 1, got 1.0"),
+        ("0.1, ninety", "expected numbers"),
+    ],
+)
+def test_bad_quantile_levels_are_refused_on_the_field(admin_client, challenge, written, message):
+    dataset = make_dataset(challenge)
+    url = reverse("admin:datasets_dataset_change", args=[dataset.pk])
+    response = admin_client.post(url, _change_form(dataset, quantile_levels=written))
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert any(message in error for error in errors["quantile_levels"]), errors
+    dataset.refresh_from_db()
+    assert dataset.quantile_levels is None
+
+
+def test_wis_may_rank_a_dataset_with_levels_only(admin_client, challenge):
+    dataset = make_dataset(challenge)
+    url = reverse("admin:datasets_dataset_change", args=[dataset.pk])
+    refused = admin_client.post(url, _change_form(dataset, ranking_loss="wis"))
+    assert refused.status_code == 200
+    errors = str(refused.context["adminform"].form.errors)
+    assert "the ranking loss &#x27;wis&#x27; is not computed for this dataset" in errors
+    assert "only for a dataset with quantile levels" in errors
+    ok = admin_client.post(
+        url, _change_form(dataset, ranking_loss="wis", quantile_levels="0.1 0.9")
+    )
+    assert ok.status_code == 302
+    dataset.refresh_from_db()
+    assert (dataset.ranking_loss, dataset.quantile_levels) == ("wis", [0.1, 0.9])

@@ -125,3 +125,12 @@ def test_a_multiclass_dataset_s_facts_carry_its_classes_and_ensembles(challenge)
     assert (gaze["classes"], gaze["allow_ensembles"]) == (None, True)
     facts = DatasetFacts.from_json(shapes)
     assert facts.options.classes == 4 and facts.options.allow_ensembles is False
+
+
+def test_a_regression_dataset_s_facts_carry_its_quantile_levels(challenge):
+    """The levels a local `python -m scoring evaluate --levels` needs (spec §8)."""
+    make_dataset(challenge, "udon", task="regression", quantile_levels=[0.05, 0.5, 0.95])
+    make_dataset(challenge, "gaze", task="regression")
+    body = get(APIClient(), "/api/v1/challenges/demo/").json()
+    levels = {d["name"]: d["quantile_levels"] for d in body["datasets"]}
+    assert levels == {"udon": [0.05, 0.5, 0.95], "gaze": None}

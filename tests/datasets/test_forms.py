@@ -58,3 +58,57 @@ def test_a_form_without_the_classes_field_says_where_to_give_them(challenge):
     }
     form = inline_form(data={**data, "task": "classification", "log_base": "e", "ranking_loss": ""})
     assert form.is_valid(), form.errors
+
+
+def test_quantile_levels_are_read_as_written_and_kept_by_a_form_without_them(challenge):
+    from datasets.forms import QuantileLevelsField
+
+    field = QuantileLevelsField()
+    assert field.clean("0.05, 0.25 0.5,0.75, 0.95") == [0.05, 0.25, 0.5, 0.75, 0.95]
+    assert field.clean("  ") is None and field.prepare_value([0.1, 0.9]) == "0.1, 0.9"
+    for bad, message in (("0.9 0.1", "increase strictly"), ("0.1 x", "expected numbers")):
+        with pytest.raises(Exception, match=message):
+            field.clean(bad)
+    # The challenge page's inline has no such column: the stored levels stay, and so may
+    # a ranking loss that needs them.
+    dataset = make_dataset(challenge, quantile_levels=[0.1, 0.9], ranking_loss="wis")
+    inline_form = modelform_factory(
+        Dataset,
+        form=DatasetRankingForm,
+        fields=["challenge", "name", "task", "position", "log_base", "ranking_loss"],
+    )
+    data = {"challenge": challenge.pk, "name": "gaze", "task": "regression", "position": "0"}
+    form = inline_form({**data, "log_base": "e", "ranking_loss": "wis"}, instance=dataset)
+    assert "quantile_levels" not in form.fields
+    assert form.is_valid(), form.errors
+    assert form.save().quantile_levels == [0.1, 0.9]
+
+
+def test_the_losses_shown_are_written_as_names_and_checked_against_the_task(challenge):
+    dataset = make_dataset(challenge, "tiny", task="classification")
+    fields = ["challenge", "name", "task", "position", "log_base", "ranking_loss", "losses"]
+    form_class = modelform_factory(Dataset, form=DatasetRankingForm, fields=fields)
+    data = {"challenge": challenge.pk, "name": "tiny", "task": "classification", "position": "0"}
+    data |= {"log_base": "e", "ranking_loss": ""}
+    form = form_class(data={**data, "losses": "nlp, brier floorlog"}, instance=dataset)
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["losses"] == ["nlp", "brier", "floorlog"]
+    assert "losses" in form.changed_data
+    assert form.save().losses == ["nlp", "brier", "floorlog"]
+    assert form_class(instance=dataset)["losses"].value() == "nlp, brier, floorlog"
+
+    form = form_class(data={**data, "losses": "brier, crps"}, instance=dataset)
+    assert not form.is_valid()
+    assert form.errors["losses"][0].startswith(
+        "unknown loss 'crps' for this classification dataset; its losses are nlp, 01l, "
+    )
+    assert form.errors["losses"][1] == (
+        "the ranking loss 'nlp' must be one of the losses shown (the task's default, as "
+        "ranking_loss is empty)"
+    )
+    # The challenge page's inline has no losses field: a ranking loss it sets is checked
+    # against the stored list.
+    inline = modelform_factory(Dataset, form=DatasetRankingForm, fields=fields[:-1])
+    form = inline(data={**data, "ranking_loss": "01l"}, instance=dataset)
+    assert not form.is_valid()
+    assert form.errors["ranking_loss"] == ["the ranking loss '01l' must be one of the losses shown"]

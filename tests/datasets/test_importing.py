@@ -229,7 +229,8 @@ def test_bad_files_name_path_and_line_and_nothing_is_written(folder, storage_roo
     assert problems == [
         f"{folder}/gaze/gaze_val_inputs.txt: missing file",
         f"{folder}/gaze/notes.txt: unexpected file; expected only gaze_test_inputs.txt, gaze_test_targets.txt, "
-        "gaze_train_inputs.txt, gaze_train_targets.txt, gaze_val_inputs.txt, gaze_val_targets.txt",
+        "gaze_train_inputs.txt, gaze_train_targets.txt, gaze_val_inputs.txt, gaze_val_targets.txt "
+        "(and optionally gaze_val_slices.txt and gaze_test_slices.txt)",
         f"{folder}/catalysis/catalysis_train_targets.txt:4: expected a class label of +1 or -1, found 2",
         f"{folder}/stray/: folder has no [datasets.stray] table in {folder}/challenge.toml",
     ]
@@ -517,8 +518,9 @@ def test_import_a_multiclass_challenge(multiclass_folder):
         (
             "log_base = 2",
             'log_base = 2\nranking_loss = "nlpd"',
-            "key 'ranking_loss': expected one of nlp, brier, 01l, ece, rmsce, sce, ace for a "
-            "multiclass dataset, found 'nlpd'",
+            # rauc, aurc: spec §8; floorlog: the example plug-in's (plugins/floorlog).
+            "key 'ranking_loss': expected one of nlp, brier, 01l, ece, rmsce, sce, ace, rauc, "
+            "aurc, floorlog for a multiclass dataset, found 'nlpd'",
         ),
     ],
 )
@@ -580,3 +582,140 @@ def test_a_ladder_challenge_refuses_a_multiclass_loss_without_terms(multiclass_f
     (multiclass_folder / "challenge.toml").write_text(toml + 'ranking_loss = "brier"\n')
     import_challenge(multiclass_folder)
     assert Dataset.objects.get().effective_ranking_loss == "brier"
+
+
+# --- quantile_levels (spec §8) ----------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_quantile_levels_are_imported_into_the_scoring_options(folder):
+    (folder / "challenge.toml").write_text(
+        TOML.replace(
+            "min_quantile_gap = 0.0",
+            "min_quantile_gap = 0.0\nquantile_levels = [0.05, 0.25, 0.5, 0.75, 0.95]",
+        )
+    )
+    import_challenge(folder)
+    gaze = Dataset.objects.get(name="gaze")
+    assert gaze.quantile_levels == [0.05, 0.25, 0.5, 0.75, 0.95]
+    assert gaze.scoring_options.quantile_levels == (0.05, 0.25, 0.5, 0.75, 0.95)
+    assert "wis" in [loss.name for loss in gaze.shown_losses()]
+    assert Dataset.objects.get(name="catalysis").quantile_levels is None  # optional
+
+
+@pytest.mark.django_db
+def test_new_quantile_levels_on_import_score_every_entry_again(folder, monkeypatch):
+    import_challenge(folder)
+    sent = []
+    monkeypatch.setattr("datasets.importing.levels_changed", lambda dataset: sent.append(dataset))
+    import_challenge(folder)  # the same levels (none): nothing to score again
+    assert sent == []
+    (folder / "challenge.toml").write_text(
+        TOML.replace("min_quantile_gap = 0.0", "quantile_levels = [0.1, 0.9]")
+    )
+    import_challenge(folder)
+    assert [dataset.name for dataset in sent] == ["gaze"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("levels", "problem"),
+    [
+        (
+            '"0.1, 0.9"',
+            "key 'quantile_levels': expected a list of quantile levels, e.g. [0.05, 0.25, 0.5, 0.75, 0.95], found '0.1, 0.9'",
+        ),
+        ("[]", "key 'quantile_levels': expected a list of quantile levels"),
+        ('[0.1, "0.9"]', "key 'quantile_levels': expected a list of quantile levels"),
+        ("[0.1, true]", "key 'quantile_levels': expected a list of quantile levels"),
+        (
+            "[0.9, 0.1]",
+            "key 'quantile_levels': quantile levels must increase strictly (0.1 after 0.9)",
+        ),
+        (
+            "[0.1, 1]",
+            "key 'quantile_levels': quantile levels must lie strictly between 0 and 1, got 1.0",
+        ),
+        (
+            "[" + ", ".join(str(k / 101) for k in range(1, 101)) + "]",
+            "key 'quantile_levels': expected 1 to 99 quantile levels, got 100",
+        ),
+    ],
+)
+def test_bad_quantile_levels_name_the_key(folder, levels, problem):
+    (folder / "challenge.toml").write_text(
+        TOML.replace("min_quantile_gap = 0.0", f"quantile_levels = {levels}")
+    )
+    problems = _problems(folder)
+    assert any(
+        p.startswith(f"{folder}/challenge.toml: [datasets.gaze]: ") and problem in p
+        for p in problems
+    ), problems
+    assert not Challenge.objects.exists()
+
+
+@pytest.mark.django_db
+def test_quantile_levels_on_a_classification_dataset_are_refused(folder):
+    (folder / "challenge.toml").write_text(
+        TOML.replace("log_base = 10", "log_base = 10\nquantile_levels = [0.1, 0.9]")
+    )
+    assert _problems(folder) == [
+        f"{folder}/challenge.toml: [datasets.catalysis]: key 'quantile_levels' is a setting of "
+        "regression datasets, not of a classification one; remove it"
+    ]
+
+
+# --- losses: the losses a dataset shows (spec §9) -----------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_losses_shown_are_imported_and_a_change_rescores_what_lacks_one(folder, monkeypatch):
+    import_challenge(folder)
+    assert Dataset.objects.get(name="catalysis").losses == []  # default: every loss
+    sent = []
+    monkeypatch.setattr("datasets.importing.losses_changed", lambda dataset: sent.append(dataset))
+    shown = 'losses = ["nlp", "brier", "floorlog"]'
+    (folder / "challenge.toml").write_text(TOML.replace("log_base = 10", f"log_base = 10\n{shown}"))
+    import_challenge(folder)
+    catalysis = Dataset.objects.get(name="catalysis")
+    assert catalysis.losses == ["nlp", "brier", "floorlog"]
+    assert [loss.name for loss in catalysis.shown_losses()] == ["nlp", "brier", "floorlog"]
+    assert [dataset.name for dataset in sent] == ["catalysis"]
+    import_challenge(folder)  # the same list: nothing to do
+    assert len(sent) == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("lines", "problem"),
+    [
+        (
+            'losses = "nlp"',
+            "key 'losses': expected a list of loss names, e.g. [\"nlp\", \"brier\"], found 'nlp'",
+        ),
+        ("losses = [1, 2]", "key 'losses': expected a list of loss names, found [1, 2]"),
+        (
+            'losses = ["nlp", "nlpd", "crps"]',
+            "key 'losses': unknown losses 'nlpd', 'crps' for this classification dataset; "
+            "its losses are nlp, 01l, lift, brier, ece, ",
+        ),
+        ('losses = ["nlp", "nlp"]', "key 'losses': 'nlp' named more than once"),
+        (
+            'losses = ["brier"]',
+            "key 'losses': the ranking loss 'nlp' must be one of the losses shown (the task's "
+            "default, as ranking_loss is empty)",
+        ),
+        (
+            'losses = ["nlp"]\nranking_loss = "floorlog"',
+            "key 'losses': the ranking loss 'floorlog' must be one of the losses shown",
+        ),
+    ],
+)
+def test_bad_losses_are_named_with_the_task_s_losses(folder, lines, problem):
+    (folder / "challenge.toml").write_text(TOML.replace("log_base = 10", f"log_base = 10\n{lines}"))
+    problems = _problems(folder)
+    assert any(
+        p.startswith(f"{folder}/challenge.toml: [datasets.catalysis]: ") and problem in p
+        for p in problems
+    ), problems
+    assert not Challenge.objects.exists()

@@ -79,7 +79,44 @@ def test_the_scoring_options_carry_the_multiclass_settings():
     assert dataset.settings_template == "datasets/settings/multiclass.html"
 
 
+def test_the_losses_shown_are_the_task_s_applying_losses_named_in_its_list():
+    """Dataset.shown_losses: the one source of every page's columns (spec §8, §9)."""
+    regression = Dataset(task="regression")
+    assert regression.shown_losses() == scoring.losses_for("regression", scoring.ScoringOptions())
+    assert "wis" not in [loss.name for loss in regression.shown_losses()]  # no levels
+    classification = Dataset(task="classification", losses=["floorlog", "brier", "nlp"])
+    # In the registry's order, the plug-in's (spec §9) after every built-in one.
+    assert [loss.name for loss in classification.shown_losses()] == ["nlp", "brier", "floorlog"]
+    gone = Dataset(task="classification", losses=["nlp", "uninstalled"])
+    assert [loss.name for loss in gone.shown_losses()] == ["nlp"]
+
+
 def test_the_migrations_hold_every_model_change(db):
     out = io.StringIO()
     call_command("makemigrations", "datasets", "--check", "--dry-run", stdout=out)
     assert "No changes detected" in out.getvalue()
+
+
+def test_quantile_levels_are_validated_and_reach_regression_s_options_only(challenge):
+    levels = [0.05, 0.25, 0.5, 0.75, 0.95]
+    dataset = Dataset(challenge=challenge, name="udon", task="regression", quantile_levels=levels)
+    dataset.full_clean()
+    assert dataset.scoring_options.quantile_levels == tuple(levels)
+    assert Dataset(task="regression").scoring_options.quantile_levels is None
+    # An empty list is no levels (a JSONField's empty value, as the admin's empty field).
+    assert Dataset(task="regression", quantile_levels=[]).scoring_options.quantile_levels is None
+    # Kept from an earlier task, as classes are: not the classification task's.
+    assert Dataset(task="classification", quantile_levels=levels).scoring_options == (
+        scoring.ScoringOptions()
+    )
+    for bad, message in (
+        ([0.5, 0.5], "quantile levels must increase strictly (0.5 after 0.5)"),
+        ([0.1, 1.0], "quantile levels must lie strictly between 0 and 1, got 1.0"),
+        ("0.1", "quantile levels must be a list of numbers, got '0.1'"),
+    ):
+        dataset.quantile_levels = bad
+        with pytest.raises(ValidationError) as raised:
+            dataset.full_clean()
+        assert raised.value.message_dict == {
+            "quantile_levels": [f"{message}; e.g. [0.05, 0.25, 0.5, 0.75, 0.95]."]
+        }

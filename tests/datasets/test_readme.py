@@ -123,3 +123,12 @@ def test_readme_explains_the_multiclass_format_for_the_dataset_s_classes(client,
         assert paragraph in readme
     assert " ".join(spec.readme_targets.split()) in " ".join(readme.split())
     assert "Flag 1" not in readme and "+1 or -1" not in readme
+
+
+@time_machine.travel(VALIDATION, tick=False)
+def test_readme_names_the_quantile_levels_and_what_they_score(client, challenge):
+    make_dataset(challenge, "gaze", quantile_levels=[0.05, 0.25, 0.5, 0.75, 0.95])
+    flat = " ".join(_readme(client).split())
+    assert "at the levels 0.05, 0.25, 0.5, 0.75, 0.95" in flat
+    assert "weighted interval score (wis)" in flat
+    assert "50%: levels 0.25 to 0.75, 90%: levels 0.05 to 0.95" in flat

@@ -3,11 +3,13 @@ from datetime import timedelta
 
 import pytest
 
+import scoring
 from datasets.models import DatasetFile, Kind, Split, StorageAlias
 from datasets.services import (
     DatasetFilesError,
     check_file,
     check_files,
+    check_losses,
     check_ranking_loss,
     cross_check,
     delete_file,
@@ -15,6 +17,7 @@ from datasets.services import (
     storage_alias_for,
 )
 from datasets.signals import dataset_files_changed
+from scoring import ScoringOptions
 from tests.factories import START, dataset_files, make_challenge, make_dataset
 
 SECOND = timedelta(seconds=1)
@@ -120,6 +123,32 @@ def test_check_ranking_loss_accepts_the_task_losses_only():
     assert check_ranking_loss(task="regression", ranking_loss="crps") is None
     message = check_ranking_loss(task="regression", ranking_loss="nlp")
     assert message.startswith("expected one of nlpd, ") and message.endswith("found 'nlp'")
+
+
+def test_check_losses_lists_unknown_names_and_wants_the_ranking_loss_among_them():
+    plain, levels = ScoringOptions(), ScoringOptions(quantile_levels=(0.1, 0.9))
+
+    def check(losses, ranking="", options=plain, task="regression"):
+        return check_losses(task=task, options=options, losses=losses, ranking_loss=ranking)
+
+    assert check([]) == []  # every loss of the task
+    assert check(["crps", "nlpd"]) == []
+    assert check(["crps"], "crps") == []
+    # wis applies with quantile levels only (spec §8).
+    assert check(["nlpd", "wis"], options=levels) == []
+    assert check(["nlpd", "wis", "nlp"]) == [
+        "unknown losses 'wis', 'nlp' for this regression dataset; its losses are "
+        + ", ".join(loss.name for loss in scoring.losses_for("regression", plain))
+    ]
+    assert check(["crps", "crps", "nlpd"]) == ["'crps' named more than once"]
+    assert check(["crps"]) == [
+        "the ranking loss 'nlpd' must be one of the losses shown (the task's default, as "
+        "ranking_loss is empty)"
+    ]
+    assert check(["nlp"], task="classification", ranking="floorlog") == [
+        "the ranking loss 'floorlog' must be one of the losses shown"
+    ]
+    assert check("nlpd") == ["expected a list of loss names, found 'nlpd'"]
 
 
 def test_only_files_released_from_the_start_live_in_the_default_storage():

@@ -19,21 +19,27 @@ from tests.factories import VALIDATION
 INF = math.inf
 
 
-def cls(nlp, zero_one, *, lift=0.5, brier=0.2, ece=0.1) -> dict:
+def cls(nlp, zero_one, *, lift=0.5, brier=0.2, ece=0.1, rauc=0.05, aurc=0.1) -> dict:
     """Classification scores; ``nlp=None`` with the others None is a point-only file."""
-    return {"nlp": nlp, "01l": zero_one, "lift": lift, "brier": brier, "ece": ece}
+    return {
+        **{"nlp": nlp, "01l": zero_one, "lift": lift, "brier": brier, "ece": ece},
+        **{"rauc": rauc, "aurc": aurc},
+    }
 
 
 def point_only_cls(zero_one) -> dict:
-    return {"nlp": None, "01l": zero_one, "lift": None, "brier": None, "ece": None}
+    return {
+        **{"nlp": None, "01l": zero_one, "lift": None, "brier": None, "ece": None},
+        **{"rauc": None, "aurc": None},
+    }
 
 
-def reg(nlpd, nmse, *, crps=0.3) -> dict:
-    return {"nlpd": nlpd, "nmse": nmse, "crps": crps}
+def reg(nlpd, nmse, *, crps=0.3, rauc=0.2) -> dict:
+    return {"nlpd": nlpd, "nmse": nmse, "crps": crps, "rauc": rauc}
 
 
 def point_only_reg(nmse) -> dict:
-    return {"nlpd": None, "nmse": nmse, "crps": None}
+    return {"nlpd": None, "nmse": nmse, "crps": None, "rauc": None}
 
 
 def add_entry(
@@ -174,3 +180,24 @@ def client_for(user) -> Client:
     if user is not None:
         client.force_login(user)
     return client
+
+
+def add_slices(dataset, split: str, names: list[str]) -> None:
+    """The dataset's ``NAME_{split}_slices.txt`` (scoring.md §8), checked and stored by the
+    services the admin uses."""
+    from datasets.services import check_file, save_files
+    from tests.factories import START
+
+    checked = check_file(
+        name=dataset.name,
+        task=dataset.task,
+        filename=f"{dataset.name}_{split}_slices.txt",
+        source="".join(f"{name}\n" for name in names).encode(),
+        options=dataset.scoring_options,
+    )
+    save_files(dataset, [checked], now=START)
+
+
+def sliced(scores: dict, slice_name: str) -> dict:
+    """Scores stored for one slice: each loss's key "LOSS@SLICE"."""
+    return {f"{loss}@{slice_name}": value for loss, value in scores.items()}

@@ -4,9 +4,15 @@ page's rows as JSON, paged, with the reasons for a refused query."""
 from django.test import Client
 from rest_framework.test import APIClient
 
+from scoring import losses_for
+from scoring.plugins import is_plugin
+
 from .helpers import INF, add_entry, all_page_rows, at, cls
 
 API = "/api/v1/challenges/demo/datasets/catalysis/leaderboard/"
+# The installed plug-in losses (spec §9, e.g. plugins/floorlog): columns after the built-in
+# ones, with terms (hence intervals); null in rows scored without them.
+PLUGINS = [loss.name for loss in losses_for("classification") if is_plugin(loss)]
 
 
 def test_api_rows(catalysis, ada):
@@ -27,7 +33,11 @@ def test_api_rows(catalysis, ada):
         "method": "Entry",
         "mark": "",
         "created": "2030-01-20T11:55:00Z",
-        "scores": {"nlp": 0.29, "01l": 0.5, "lift": 0.5, "brier": 0.2, "ece": 0.1},
+        "scores": {
+            **{"nlp": 0.29, "01l": 0.5, "lift": 0.5, "brier": 0.2, "ece": 0.1},
+            **{"rauc": 0.05, "aurc": 0.1},
+            **dict.fromkeys(PLUGINS),  # not computed: added after this row was scored
+        },
         "authors": "",
         "is_baseline": True,
         "non_probabilistic": False,
@@ -35,10 +45,10 @@ def test_api_rows(catalysis, ada):
         "url": f"http://testserver/submissions/{baseline.pk}/",
         "in_final_ranking": None,  # a validation board: no final selections
         # No interval computed for these rows (tests/leaderboard/test_intervals.py has them).
-        "intervals": {"nlp": None, "01l": None, "brier": None},
-        "vs_leader": {"nlp": None, "01l": None, "brier": None},
-        "vs_baseline": {"nlp": None, "01l": None, "brier": None},
-        "indistinguishable_from_leader": {"nlp": None, "01l": None, "brier": None},
+        "intervals": dict.fromkeys(["nlp", "01l", "brier", *PLUGINS]),
+        "vs_leader": dict.fromkeys(["nlp", "01l", "brier", *PLUGINS]),
+        "vs_baseline": dict.fromkeys(["nlp", "01l", "brier", *PLUGINS]),
+        "indistinguishable_from_leader": dict.fromkeys(["nlp", "01l", "brier", *PLUGINS]),
         "rank_interval": None,
     }
     assert second["submission"] == entry.pk and second["participant"] == "Ada L."

@@ -17,7 +17,7 @@ from challenge_site.teams.models import Membership
 from tests.factories import VALIDATION, make_challenge, make_dataset, make_user
 from tests.submissions.helpers import predictions
 
-from .helpers import INF, add_entry, at, point_only_reg, reg
+from .helpers import INF, add_entry, at, point_only_reg, reg, sliced
 
 VALUES = (0.1, 0.2, 0.2, 0.5, INF, None)
 
@@ -42,10 +42,23 @@ def from_scratch(dataset) -> list[tuple]:
     return sorted(_fields(row) for row in best.recompute(dataset))
 
 
-def _scores(rng: random.Random) -> dict:
+def _split_scores(rng: random.Random) -> dict:
     if rng.random() < 0.15:
         return point_only_reg(rng.choice((0.3, 0.4)))
     return reg(rng.choice(VALUES), rng.choice(VALUES[:4]), crps=rng.choice(VALUES))
+
+
+def _scores(rng: random.Random) -> dict:
+    """The split's scores and its two slices' (scoring.md §8: boards of their own, whose
+    best entries the table keeps too; a point-only file is point-only on every slice)."""
+    whole = _split_scores(rng)
+    parts = [whole]
+    for name in ("in", "shifted"):
+        scores = _split_scores(rng)
+        if whole["nlpd"] is None and whole["crps"] is None:
+            scores = point_only_reg(scores["nmse"])
+        parts.append(sliced(scores, name))
+    return {key: value for part in parts for key, value in part.items()}
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -127,6 +140,8 @@ def test_kept_table_equals_recomputation_after_random_changes(seed, db, submit_z
     # Each kind of change happened (joins and rescores can be refused or find nothing).
     assert {"moderate", "withdraw", "zip"} <= set(steps) and {"join", "rescore"} <= set(done)
     assert BestEntry.objects.filter(dataset=gaze, participant__startswith="t").exists()
+    # The slices' boards are kept as well as the splits'.
+    assert {"nlpd@in", "crps@shifted"} <= {row[1] for row in kept(gaze)}
 
 
 def services_refresh(dataset, entry) -> None:

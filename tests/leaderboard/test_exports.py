@@ -7,10 +7,20 @@ import io
 import pytest
 from django.test import Client
 
+from challenge_site.leaderboard.display import NOT_COMPUTED
+from scoring import losses_for
+from scoring.plugins import is_plugin
+
 from .helpers import add_entry, all_page_rows, at, cls
 
 BOARD = "/challenges/demo/datasets/catalysis/leaderboard"
 API = "/api/v1/challenges/demo/datasets/catalysis/leaderboard/"
+
+
+def plugin_losses(task: str) -> list[str]:
+    """The task's installed plug-in losses (spec §9, e.g. plugins/floorlog), after the
+    built-in ones; each has per-example terms, hence intervals."""
+    return [loss.name for loss in losses_for(task) if is_plugin(loss)]
 
 
 def csv_rows(response) -> list[dict]:
@@ -28,7 +38,10 @@ def test_the_csv_has_the_pages_rows_in_the_pages_order(many, query):
     ids, values = all_page_rows(client, query)
     rows = csv_rows(client.get(f"{BOARD}.csv?{query}"))
     assert [int(row["submission"]) for row in rows] == ids
-    losses = ["nlp", "01l", "lift", "brier", "ece"]
+    losses = [loss.name for loss in losses_for("classification")]  # every column of the page
+    # A loss added after an entry was scored (a plug-in's, here): the page's note, an empty
+    # CSV cell.
+    values = [["" if value == NOT_COMPUTED else value for value in row] for row in values]
     assert [[row[loss] for loss in losses] for row in rows] == values
     ranked = [row["rank"] for row in rows if row["rank"]]
     assert ranked == [str(i) for i in range(1, len(ranked) + 1)]
@@ -50,15 +63,19 @@ def test_the_csv_has_every_row_not_one_page(many):
         "created",
         "baseline",
         "non_probabilistic",
+        "slice",  # empty: the whole split (a slice's board names its slice)
         "nlp",
         "01l",
         "lift",
         "brier",
         "ece",
+        "rauc",
+        "aurc",
+        *plugin_losses("classification"),
         "nlp_gain_over_baseline_bans",
         *(
             f"{loss}_{column}"
-            for loss in ("nlp", "01l", "brier")
+            for loss in ("nlp", "01l", "brier", *plugin_losses("classification"))
             for column in (
                 "lower",
                 "upper",
@@ -95,13 +112,16 @@ def test_a_multiclass_csv_and_json_carry_every_loss_and_the_intervals_of_three(s
     shapes, entries = shapes_entries
     board = "/challenges/demo/datasets/shapes/leaderboard"
     rows = csv_rows(Client().get(f"{board}.csv?split=val&sort=ace"))
-    losses = ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace"]
+    plugins = plugin_losses("multiclass")
+    losses = ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace", "rauc", "aurc", *plugins]
     header = list(rows[0])
-    assert header[10:18] == [*losses, "nlp_gain_over_baseline_nats"]
+    assert header[10] == "slice"
+    assert header[11 : 12 + len(losses)] == [*losses, "nlp_gain_over_baseline_nats"]
     assert [name for name in header if name.endswith("_vs_leader_lower")] == [
         "nlp_vs_leader_lower",
         "brier_vs_leader_lower",
         "01l_vs_leader_lower",
+        *(f"{name}_vs_leader_lower" for name in plugins),
     ]
     by_id = {int(row["submission"]): row for row in rows}
     assert sorted(by_id) == sorted(s.pk for s in entries)
@@ -115,4 +135,4 @@ def test_a_multiclass_csv_and_json_carry_every_loss_and_the_intervals_of_three(s
     ]
     first = body["results"][0]
     assert list(first["scores"]) == losses
-    assert set(first["intervals"]) == {"nlp", "brier", "01l"}
+    assert set(first["intervals"]) == {"nlp", "brier", "01l", *plugins}

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 from django.core.files.storage import storages
+from django.test import Client
 from django.urls import reverse
 
 from challenge_site.leaderboard import intervals
@@ -226,11 +227,15 @@ def test_multiclass_intervals_for_the_losses_with_terms_only(shapes_entries):
     """nlp, brier and 01l get the spec's intervals from their kept terms; ece, rmsce, sce
     and ace, which have no per-example terms, none (scoring.md §5, §7)."""
     shapes, entries = shapes_entries
-    assert [loss.name for loss in intervals.interval_losses(shapes.task)] == [
-        "nlp",
-        "brier",
-        "01l",
-    ]
+    assert (
+        [loss.name for loss in intervals.interval_losses(shapes.task)]
+        == [
+            "nlp",
+            "brier",
+            "01l",
+            "floorlog",  # the example plug-in's (plugins/floorlog: tests/leaderboard/test_plugin_losses.py)
+        ]
+    )
     seed = intervals.seed_for(shapes, "val")
     kept = [
         stored_terms.load(SplitResult.objects.get(submission=s, split="val").terms) for s in entries
@@ -251,3 +256,119 @@ def test_multiclass_intervals_for_the_losses_with_terms_only(shapes_entries):
             row = _row(submission, loss)
             assert row["value"] is not None and math.isfinite(row["value"])
             assert all(row[field] is None for field in FIELDS), (loss, row)
+
+
+LABELS = np.where(np.random.default_rng(5).random(60) < 0.3, "far", "near")
+
+
+@pytest.fixture
+def sliced_entries(waves, ada, grace, submit_zip, score_baseline):
+    """``entries`` on a validation split labelled far and near (scoring.md §8): scored,
+    sliced and given their intervals by the pipeline."""
+    from .helpers import add_slices
+
+    add_slices(waves, "val", LABELS.tolist())
+    made = [score_baseline(waves, now=AFTER)]
+    for user, seed in ((ada, 1), (ada, 2), (grace, 3)):
+        files = {"waves_val_predict.txt": gaussian_file(60, seed=seed)}
+        made.append(submit_zip(user, waves.challenge, files, now=AFTER, method=f"m{seed}"))
+    return made
+
+
+def test_slice_intervals_resample_within_the_slice_from_its_own_seed(sliced_entries, waves):
+    """scoring.md §8: every interval of a slice's Score rows (own, against the slice's
+    leader and the baseline, rank among the best entries on the slice) comes from B
+    resamples of the slice's examples alone, drawn from the slice's own seed; nmse is
+    normalised by the variance of the slice's resampled targets."""
+    entries, labels = sliced_entries, LABELS
+    targets = read_dataset_targets(waves, splits={Split.VAL})[Split.VAL]
+    kept = [
+        stored_terms.load(SplitResult.objects.get(submission=s, split="val").terms) for s in entries
+    ]
+    ids = [s.pk for s in entries]
+    seeds = {intervals.seed_for(waves, "val", name) for name in ("far", "near")}
+    assert len(seeds | {intervals.seed_for(waves, "val")}) == 3
+    for name in ("far", "near"):
+        mask = labels == name
+        # The pipeline's slice scores are the losses on the slice's examples.
+        for submission, terms in zip(entries, kept, strict=True):
+            assert _row(submission, f"crps@{name}")["value"] == pytest.approx(
+                terms["crps"][mask].mean(), rel=1e-12
+            )
+            assert _row(submission, f"nmse@{name}")["value"] == pytest.approx(
+                terms["se"][mask].mean() / targets[mask].var(), rel=1e-9
+            )
+        seed = intervals.seed_for(waves, "val", name)
+        values = {
+            **bootstrap.resample(
+                {
+                    loss: np.stack([terms[loss][mask] for terms in kept], axis=1)
+                    for loss in ("nlpd", "crps")
+                },
+                seed=seed,
+            ),
+            **bootstrap.resample(
+                {},
+                squared_errors={"nmse": np.stack([terms["se"][mask] for terms in kept], axis=1)},
+                targets=targets[mask],
+                seed=seed,
+            ),
+        }
+        for loss, matrix in values.items():
+            key = f"{loss}@{name}"
+            rows = [_row(s, key) for s in entries]
+            own = bootstrap.intervals(matrix)
+            leader = min(range(len(ids)), key=lambda i: (rows[i]["value"], ids[i]))
+            lead = bootstrap.intervals(bootstrap.differences(matrix, matrix[leader]))
+            base = bootstrap.intervals(bootstrap.differences(matrix, matrix[0]))
+            for i, row in enumerate(rows):
+                assert row["lower"] == pytest.approx(own[i, 0], rel=1e-12), key
+                assert row["upper"] == pytest.approx(own[i, 1], rel=1e-12), key
+                assert [row["leader_lower"], row["leader_upper"]] == pytest.approx(
+                    lead[i].tolist(), abs=1e-15
+                ), key
+                assert [row["baseline_lower"], row["baseline_upper"]] == pytest.approx(
+                    base[i].tolist(), abs=1e-15
+                ), key
+                assert row["tied_with_leader"] == bool(lead[i, 0] <= 0 <= lead[i, 1])
+            # Ranks among each participant's best entry on the slice (baseline unranked).
+            ada = min((1, 2), key=lambda i: (rows[i]["value"], ids[i]))
+            ranks = bootstrap.rank_intervals(np.stack([matrix[ada], matrix[3]]))
+            assert [(rows[i]["rank_lower"], rows[i]["rank_upper"]) for i in (ada, 3)] == [
+                tuple(int(v) for v in pair) for pair in ranks
+            ], key
+            assert rows[0]["rank_lower"] is None and rows[3 - ada]["rank_lower"] is None
+    # A whole-split interval is not a slice's: the resamples differ.
+    assert _row(entries[1], "crps@near")["lower"] != _row(entries[1], "crps")["lower"]
+    # The kept resamples serve the next run: nothing to write.
+    assert intervals.compute_and_store(dataset_id=waves.pk, split="val").updated == 0
+    # The slice's board serves them (the validation targets are out after the deadline).
+    url = reverse("api_leaderboard", args=[waves.challenge.slug, "waves"])
+    body = Client().get(url, {"sort": "crps", "slice": "far", "view": "best"}).json()
+    assert body["slice"] == "far"
+    for row in body["results"]:
+        stored = _row(row["submission"], "crps@far")
+        assert row["scores"]["crps"] == stored["value"]
+        assert row["intervals"]["crps"] == [stored["lower"], stored["upper"]]
+        assert row["vs_leader"]["crps"] == [stored["leader_lower"], stored["leader_upper"]]
+        expected = (
+            None if stored["rank_lower"] is None else [stored["rank_lower"], stored["rank_upper"]]
+        )
+        assert row["rank_interval"] == expected
+    assert [row["rank_interval"] is None for row in body["results"]].count(False) == 2
+
+
+def test_a_new_labelling_resamples_again(entries, waves):
+    """Slices added after the entries were scored: the kept resamples (drawn without
+    slices) are not reused, and the split's own intervals come out the same."""
+    from .helpers import add_slices
+
+    before = [_row(s, "crps") for s in entries]
+    add_slices(waves, "val", LABELS.tolist())
+    run = IntervalRun.objects.get(dataset=waves, split="val")
+    summary = intervals.compute_and_store(dataset_id=waves.pk, split="val")
+    assert summary.resampled != run.resampled
+    for submission, old in zip(entries, before, strict=True):
+        assert _row(submission, "crps") == {
+            key: pytest.approx(value, rel=1e-12, abs=1e-15) for key, value in old.items()
+        }

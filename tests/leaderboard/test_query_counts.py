@@ -14,7 +14,7 @@ from challenge_site.leaderboard import services
 from challenge_site.leaderboard.queries import Board, ranked_ids
 from tests.factories import make_user
 
-from .helpers import INF, add_entry, at, cls, point_only_cls
+from .helpers import INF, add_entry, add_slices, at, cls, point_only_cls, sliced
 
 BOARD = "/challenges/demo/datasets/catalysis/leaderboard/"
 API = "/api/v1/challenges/demo/datasets/catalysis/leaderboard/"
@@ -66,14 +66,51 @@ def test_views_take_a_constant_number_of_queries(catalysis, monkeypatch, pages):
     _seed(catalysis, 120 * pages)
     client = Client()
     client.get(BOARD + "plot.svg")  # drawn once: later requests read it from the cache
+    # A page's five, and one for the split's slices file (the slice selector, slices.py).
     assert _counts(client) == {
-        "page 1": 5,
-        "page 1, sort=lift": 5,
-        "keyset page": 5,
-        "best": 5,
+        "page 1": 6,
+        "page 1, sort=lift": 6,
+        "keyset page": 6,
+        "best": 6,
         "api": 4,
         "plot": 1,
     }
+
+
+@pytest.mark.parametrize("pages", [1, 3])
+def test_a_slice_board_takes_as_many_queries_as_the_whole_split(catalysis, monkeypatch, pages):
+    """?slice=NAME (scoring.md §8): the same counts as the split's board, whatever the
+    number of entries (the API reads the slices file to validate the name: one more)."""
+    monkeypatch.setattr(services, "SHALLOW_PAGES", 1)
+    add_slices(catalysis, "val", ["in", "out", "in", "out"])
+    add_entry(
+        catalysis,
+        created=at(-10),
+        val={**cls(0.5, 0.5), **sliced(cls(0.5, 0.5), "in")},
+        baseline=True,
+    )
+    users = [make_user(f"s{i}") for i in range(6)]
+    for i in range(120 * pages):
+        scores = cls(round(0.1 + (i % 17) / 50, 2), 0.2)
+        add_entry(
+            catalysis, user=users[i % 6], created=at(i), val={**scores, **sliced(scores, "in")}
+        )
+    client = Client()
+    first = client.get(BOARD + "?slice=in").content.decode()
+    deep = NEXT.search(first).group(1).replace("&amp;", "&")
+    assert "slice=in" in deep
+
+    def count(url: str) -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(url).status_code == 200, url
+        return len(queries)
+
+    assert {
+        "page 1": count(BOARD + "?slice=in"),
+        "keyset page": count(deep),
+        "best": count(BOARD + "?slice=in&view=best"),
+        "api": count(API + "?slice=in"),
+    } == {"page 1": 6, "keyset page": 6, "best": 6, "api": 5}
 
 
 def test_csv_reads_chunk_by_chunk(catalysis, monkeypatch):

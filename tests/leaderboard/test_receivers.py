@@ -16,7 +16,7 @@ def test_a_changed_listing_rewrites_the_best_rows_and_moves_the_generation_on(ca
     generation = Dataset.objects.get(pk=catalysis.pk).generation
     receivers.listing_changed(dataset=catalysis, entrant=Entrant.of(entry))
     assert set(BestEntry.objects.values_list("submission", "loss")) == {
-        (entry.pk, loss) for loss in ("nlp", "01l", "lift", "brier", "ece")
+        (entry.pk, loss) for loss in ("nlp", "01l", "lift", "brier", "ece", "rauc", "aurc")
     }
     assert Dataset.objects.get(pk=catalysis.pk).generation == generation + 1
 

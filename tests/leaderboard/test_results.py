@@ -100,3 +100,42 @@ def test_a_multiclass_dataset_s_results_rank_by_nlp_with_01l_beside(shapes_entri
     assert table.index(f"/submissions/{best.pk}/") < min(
         table.index(f"/submissions/{s.pk}/") for s in (first, second, third) if s != best
     )
+
+
+def test_a_column_block_per_slice_once_the_test_targets_are_out(published, catalysis, ada, grace):
+    """As the 2006 results showed in-domain and shifted scores side by side: each row's
+    ranking and point losses on every slice of the test split, with their intervals."""
+    from challenge_site.challenges.models import TestTargetsRelease
+
+    from .helpers import add_slices, set_interval, sliced
+
+    add_slices(catalysis, "test", ["in", "in", "shifted", "in", "shifted"])
+
+    def scores(whole, inside, shifted):
+        return {**cls(*whole), **sliced(cls(*inside), "in"), **sliced(cls(*shifted), "shifted")}
+
+    first = add_entry(
+        catalysis, user=ada, created=at(0), test=scores((0.2, 0.1), (0.1, 0.05), (0.45, 0.25))
+    )
+    add_entry(
+        catalysis, user=grace, created=at(1), test=scores((0.3, 0.2), (0.35, 0.3), (0.22, 0.05))
+    )
+    add_entry(
+        catalysis, created=at(-5), test=scores((0.5, 0.4), (0.5, 0.4), (0.5, 0.4)), baseline=True
+    )
+    set_interval(first, "nlp@shifted", split="test", own=(0.4, 0.5))
+    # The test targets are never released: the slices stay unnamed, even with the results.
+    html = Client().get(RESULTS).content.decode()
+    assert "on shifted" not in html and "slice=" not in html
+    published.test_targets_release = TestTargetsRelease.AFTER_PUBLICATION
+    published.save()
+    response = Client().get(RESULTS)
+    text = page_text(response)
+    assert "nlp 01l nlp on in 01l on in nlp on shifted 01l on shifted" in text.replace(
+        "Gain over baseline (bans) ", ""
+    )
+    assert "1 < Entry 0.2 +0.3 0.1 0.1 0.05 0.45 ± 0.050 (95 % interval 0.4 to 0.5) 0.25" in text
+    assert "2 < Entry 0.3 +0.2 0.2 0.35 0.3 0.22 0.05" in text
+    assert "3 Entry baseline 0.5 0 0.4 0.5 0.4 0.5 0.4" in text
+    html = response.content.decode()
+    assert "?split=test&amp;slice=shifted" in html

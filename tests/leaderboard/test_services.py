@@ -12,12 +12,21 @@ import scoring
 from challenge_site.leaderboard import services
 from challenge_site.leaderboard.queries import Board, ranked_ids
 from challenge_site.submissions.models import Status
+from scoring.plugins import is_plugin
 from tests.factories import AFTER
 
 from .helpers import INF, add_entry, at, cls, page_ids, point_only_cls, point_only_reg, reg
 
 CLASSIFICATION = [loss.name for loss in scoring.losses_for("classification")]
 REGRESSION = [loss.name for loss in scoring.losses_for("regression")]
+# The installed plug-in losses (spec §9, e.g. plugins/floorlog), scored like the built-in ones.
+PLUGINS = [loss.name for loss in scoring.losses_for("classification") if is_plugin(loss)]
+
+
+def every_cls(scores: dict) -> dict:
+    """``scores`` with a value for every classification loss, as scoring stores them: each
+    plug-in loss has brier's (ties, n/a for a point-only file)."""
+    return {**scores, **{name: scores["brier"] for name in PLUGINS}}
 
 
 def board(dataset, sort, *, split="val", best=False) -> Board:
@@ -58,6 +67,7 @@ def classification_entries(catalysis, ada, grace, alan):
     ]
     entries = []
     for user, created, scores in specs:
+        scores = every_cls(scores)
         submission = add_entry(
             catalysis, user=user, created=created, val=scores, baseline=user is None
         )
@@ -75,13 +85,16 @@ def test_every_classification_loss_sorts(classification_entries, catalysis, sort
 
 @pytest.mark.parametrize("sort", REGRESSION)
 def test_every_regression_loss_sorts(gaze, ada, grace, sort):
+    # Quantile levels, so that every loss applies (wis only with them, spec §8).
+    type(gaze).objects.filter(pk=gaze.pk).update(quantile_levels=[0.1, 0.5, 0.9])
+    gaze.refresh_from_db()
     specs = [
-        (ada, at(0), reg(1.2, 0.5, crps=0.31)),
-        (grace, at(1), reg(-0.4, 0.7, crps=0.25)),
-        (ada, at(2), reg(None, 0.4, crps=0.20)),  # samples: nlpd n/a, still probabilistic
-        (grace, at(3), reg(INF, 0.3, crps=0.40)),  # a zero variance somewhere: nlpd infinite
-        (ada, at(4), point_only_reg(0.1)),
-        (grace, at(5), reg(-0.4, None, crps=0.25)),  # ties the 2nd on nlpd and crps
+        (ada, at(0), {**reg(1.2, 0.5, crps=0.31), "wis": 0.6}),
+        (grace, at(1), {**reg(-0.4, 0.7, crps=0.25), "wis": 0.5}),
+        (ada, at(2), {**reg(None, 0.4, crps=0.20), "wis": 0.4}),  # nlpd n/a, still probabilistic
+        (grace, at(3), {**reg(INF, 0.3, crps=0.40), "wis": INF}),  # a zero variance: nlpd inf
+        (ada, at(4), {**point_only_reg(0.1), "wis": None}),
+        (grace, at(5), {**reg(-0.4, None, crps=0.25), "wis": 0.5}),  # ties the 2nd: nlpd, crps, wis
     ]
     entries = [
         (add_entry(gaze, user=user, created=created, val=scores), scores)
@@ -142,10 +155,11 @@ def test_point_only_entries_appear_only_under_point_losses(classification_entrie
 
 
 def test_only_scored_submissions_are_listed(catalysis, ada):
-    scored = add_entry(catalysis, user=ada, created=at(0), val=cls(0.3, 0.2))
+    scored = add_entry(catalysis, user=ada, created=at(0), val=every_cls(cls(0.3, 0.2)))
     for status in (Status.QUEUED, Status.RUNNING, Status.INVALID, Status.FAILED):
         # A rescore in progress keeps its previous Score rows: still not listed.
-        add_entry(catalysis, user=ada, created=at(1), val=cls(0.1, 0.1), status=status)
+        scores = every_cls(cls(0.1, 0.1))
+        add_entry(catalysis, user=ada, created=at(1), val=scores, status=status)
     for sort in CLASSIFICATION:
         assert ranked_ids(board(catalysis, sort)) == [scored.pk]
     assert ranked_ids(board(catalysis, "nlp", best=True)) == [scored.pk]

@@ -172,10 +172,12 @@ def _seed(dataset, users, n):
 @pytest.mark.parametrize(
     ("path", "queries"),
     [
-        # (7: one of them lists the few moderated entries, which the plot leaves out)
-        ("leaderboard/", 7),
-        ("leaderboard/?view=best", 7),
-        # (+1 on the test split: whether final selections are in force)
+        # (8: one of them lists the few moderated entries, which the plot leaves out; one
+        # looks for the split's slices files, once its targets are out: slices.py)
+        ("leaderboard/", 8),
+        ("leaderboard/?view=best", 8),
+        # (+1 on the test split: whether final selections are in force; its targets are
+        # never released here, so its slices are not looked for)
         ("leaderboard/?sort=01l&view=best&split=test", 8),
         ("leaderboard.csv", 4),
         ("leaderboard.csv?view=best&sort=brier", 4),
@@ -207,7 +209,8 @@ def test_api_and_signed_in_pages_take_constant_queries(
             client.get("/api/v1/challenges/demo/datasets/catalysis/leaderboard/").status_code == 200
         )
     client.force_login(ada)
-    with django_assert_num_queries(10):  # + session, user and the challenges they organise
+    # + session, user and the challenges they organise; the slices files (slices.py)
+    with django_assert_num_queries(11):
         assert client.get(URL).status_code == 200
 
 
@@ -217,7 +220,7 @@ def test_every_multiclass_board_lists_the_entries_by_each_loss(shapes_entries, a
     shapes, entries = shapes_entries
     url = "/challenges/demo/datasets/shapes/leaderboard/"
     client = Client()
-    losses = ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace"]
+    losses = ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace", "rauc", "aurc"]
     for loss in losses:
         response = client.get(url, {"split": "val", "sort": loss})
         assert response.status_code == 200, loss
@@ -226,7 +229,7 @@ def test_every_multiclass_board_lists_the_entries_by_each_loss(shapes_entries, a
         assert page_ids(response) == [s.pk for s in ordered], loss
     text = page_text(client.get(url, {"split": "val"}))
     assert "nlp ▲ Gain over baseline (nats) brier 01l ece rmsce sce ace" in text
-    assert "ece, rmsce, sce, ace have none" in text
+    assert "ece, rmsce, sce, ace, rauc, aurc have none" in text
     best = client.get(url, {"split": "val", "view": "best"})
     assert len(page_ids(best)) == 3  # the baseline, Ada's better entry, Grace's
     forest = client.get(url + "forest.svg", {"split": "val", "sort": "brier"})

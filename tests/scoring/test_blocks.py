@@ -34,8 +34,7 @@ def test_a_long_line_says_why_it_is_refused():
     assert (counted.length, counted.tokens) == (10, 5)
     assert counted.message(4, 8) == "expected at most 4 numbers on a line, found 5"
     assert counted.message(None, 8) == (
-        "a line of 10 bytes; a prediction line is at most 8 bytes "
-        "(numbers separated by spaces or tabs)"
+        "a line of 10 bytes; a line is at most 8 bytes (numbers separated by spaces or tabs)"
     )
 
 

@@ -54,7 +54,8 @@ def test_all_losses_of_a_classification_file(files):
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     shown = parse_output(proc.stdout)
-    assert list(shown) == ["nlp", "01l", "lift", "brier", "ece"]
+    # floorlog: the example plug-in's loss (plugins/floorlog, spec §9), after the built-ins.
+    assert list(shown) == ["nlp", "01l", "lift", "brier", "ece", "rauc", "aurc", "floorlog"]
     want = evaluate(pred, targ).scores
     # repr precision: the printed text reads back to the very same float.
     assert {k: float(v) for k, v in shown.items()} == want
@@ -73,7 +74,12 @@ def test_regression_file_with_inf_and_na(files):
     proc = run("evaluate", files("q.txt", ["1 0 0", "1 1 1"]), files("u.txt", ["0.5", "1"]))
     assert parse_output(proc.stdout)["nlpd"] == "inf"
     proc = run("evaluate", files("c.txt", ["0", "0.5"]), files("d.txt", ["1", "1"]))
-    assert proc.stdout.splitlines() == ["nlp inf", "01l 0.5", "lift n/a", "brier 0.625", "ece 0.75"]
+    # rauc, aurc: the sure p = 0 is wrong, E = 1, 1.
+    assert proc.stdout.splitlines() == [
+        *("nlp inf", "01l 0.5", "lift n/a", "brier 0.625", "ece 0.75"),
+        *("rauc 0.5", "aurc 0.75"),
+        f"floorlog {(math.log(1000) + math.log(2)) / 2!r}",  # the sure 0 floored at 0.001
+    ]
 
 
 @pytest.mark.parametrize(
@@ -128,6 +134,7 @@ def test_task_inference_and_override(capsys, files):
         "nlpd",
         "nmse",
         "crps",
+        "rauc",
     ]
     single = files("s.txt", ["0.5", "0.25"])
     assert main(["evaluate", str(single), str(targ)]) == 0
@@ -292,6 +299,9 @@ def test_log_base_e(files):
         "lift 1.0",
         "brier 0.25",
         "ece 0.0",
+        "rauc 0.3125",  # every p tied: E(k) = k/2
+        "aurc 0.5",
+        f"floorlog {math.log(2)!r}",  # the example plug-in's, in nats whatever the base
     ]
     assert proc.stdout == run("evaluate", pred, targ).stdout  # e is the default
     for bad in ("x", "1", "-2", "ee"):
@@ -380,14 +390,19 @@ def test_multiclass_prints_the_seven_losses_then_the_ensembles_values(files):
     proc = run("evaluate", pred, targ, *MC, "--classes", "3")
     assert (proc.returncode, proc.stderr) == (0, "")
     shown = parse_output(proc.stdout)
-    assert list(shown) == ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace", "tu", "du", "mi"]
+    assert list(shown) == [
+        *("nlp", "brier", "01l", "ece", "rmsce", "sce", "ace", "rauc", "aurc", "floorlog"),
+        *("tu", "du", "mi"),
+    ]
     want = evaluate(pred, targ, task="multiclass", options=ScoringOptions(classes=3))
     assert {k: float(v) for k, v in shown.items()} == {**want.scores, **want.reported}
     # Without ensemble rows: the losses alone; without --classes: L from the first line.
     single = files("s.txt", ["0.7 0.2 0.1", "0.1 0.8 0.1", "0.25 0.25 0.5"])
     proc = run("evaluate", single, targ, *MC)
     assert (proc.returncode, proc.stderr) == (0, "")
-    assert list(parse_output(proc.stdout)) == ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace"]
+    assert list(parse_output(proc.stdout)) == [
+        *("nlp", "brier", "01l", "ece", "rmsce", "sce", "ace", "rauc", "aurc", "floorlog")
+    ]
     rmsce = evaluate(single, targ, task="multiclass").scores["rmsce"]
     assert run("evaluate", single, targ, "rmsce", *MC).stdout == f"{rmsce!r}\n"
     proc = run("evaluate", single, targ, "lift", *MC)
@@ -507,3 +522,54 @@ def test_check_options_are_checked(tmp_path, capsys):
         "check", tmp_path / "nope.zip", "--dataset", "g", "--task", "regression", "--rows", "val=1"
     )
     assert proc.returncode == 1 and "nope.zip: cannot read the file" in proc.stderr
+
+
+# --- --levels (spec §8) -----------------------------------------------------------------
+
+
+def test_levels_add_wis_and_the_coverages_after_the_losses(files, capsys):
+    pred = files("p.txt", ["1 0 1", "2 1 2 3 4", "0 0.1 -1 0.9 2"])
+    targ = files("t.txt", ["0.3", "-1", "5"])
+    assert main(["evaluate", str(pred), str(targ), "--levels", "0.05,0.25,0.5,0.75,0.95"]) == 0
+    out = capsys.readouterr()
+    shown = parse_output(out.out)
+    options = ScoringOptions(quantile_levels=(0.05, 0.25, 0.5, 0.75, 0.95))
+    want = evaluate(pred, targ, options=options)
+    names = list(shown)
+    assert names[: len(want.scores)] == list(want.scores) and "wis" in names
+    assert names[len(want.scores) :] == ["cov50", "cov90"]  # reported, after the losses
+    assert float(shown["wis"]) == want.scores["wis"]
+    assert float(shown["cov90"]) == want.reported["cov90"] == 1 / 3
+    # Without --levels: no wis, no coverage.
+    assert main(["evaluate", str(pred), str(targ)]) == 0
+    assert not {"wis", "cov50", "cov90"} & set(parse_output(capsys.readouterr().out))
+    # The option may come after LOSS; LOSS wis prints its value alone.
+    assert main(["evaluate", str(pred), str(targ), "wis", "--levels", "0.1,0.9"]) == 0
+    alone = evaluate(pred, targ, options=ScoringOptions(quantile_levels=(0.1, 0.9)))
+    assert capsys.readouterr().out == f"{alone.scores['wis']!r}\n"
+
+
+@pytest.mark.parametrize(
+    ("levels", "reason"),
+    [
+        ("0.5,0.4", "quantile levels must increase strictly (0.4 after 0.5)"),
+        ("0.1,1.2", "quantile levels must lie strictly between 0 and 1, got 1.2"),
+        ("0,0.5", "quantile levels must lie strictly between 0 and 1, got 0.0"),
+        ("0.1;0.9", "'0.1;0.9' in '0.1;0.9' is not a number"),
+        ("0.1,,0.9", "'' in '0.1,,0.9' is not a number"),
+        (",".join(str(k / 101) for k in range(1, 101)), "expected 1 to 99 quantile levels"),
+    ],
+)
+def test_bad_levels_exit_2_saying_what_was_expected(files, levels, reason):
+    pred, targ = files("p.txt", ["1 0 1"]), files("t.txt", ["0"])
+    proc = run("evaluate", pred, targ, "--levels", levels)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert "argument --levels: expected 1 to 99 comma-separated levels" in proc.stderr
+    assert reason in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_wis_asked_without_levels_exits_2_naming_the_option(files, capsys):
+    pred, targ = files("p.txt", ["1 0 1"]), files("t.txt", ["0"])
+    assert main(["evaluate", str(pred), str(targ), "wis"]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "wis is not computed" in out.err and "--levels" in out.err

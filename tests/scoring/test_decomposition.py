@@ -248,7 +248,7 @@ def test_plot_data_carries_the_decomposition_and_the_calibration_test():
     t = np.where(rng.uniform(size=p.size) < p, 1.0, -1.0)
     result = evaluate(_lines(p), t, options=ScoringOptions(log_base=2))
     data = result.plot_data()
-    assert set(data) == {"reliability", "decomposition", "recalibration"}
+    assert set(data) == {"reliability", "decomposition", "recalibration", "retention"}
     for name in ("brier", "nlp"):
         assert data["decomposition"][name]["score"] == pytest.approx(result.scores[name], rel=1e-12)
     assert data["decomposition"] == corp(p, t, log_base=2)
@@ -256,5 +256,5 @@ def test_plot_data_carries_the_decomposition_and_the_calibration_test():
     m = rng.normal(size=200)
     rows = "".join(f"1 {float(x)!r} 1\n" for x in m).encode()
     data = evaluate(rows, m + rng.normal(size=200)).plot_data()
-    assert set(data) == {"pit", "calibration_test"}
+    assert set(data) == {"pit", "calibration_test", "retention"}
     assert 0 <= data["calibration_test"]["p_value"] <= 1

@@ -29,7 +29,10 @@ def test_classification_end_to_end_by_hand():
     assert result.task == Task.CLASSIFICATION
     assert result.n == 4
     assert not result.non_probabilistic
-    assert list(result.scores) == ["nlp", "01l", "lift", "brier", "ece"]
+    # floorlog: the example plug-in's (plugins/floorlog, spec §9), after the built-ins.
+    assert list(result.scores) == [
+        *("nlp", "01l", "lift", "brier", "ece", "rauc", "aurc", "floorlog")
+    ]
     nats = -(math.log(0.9) + math.log(0.8) + math.log(0.5)) / 4
     assert result.scores == pytest.approx(
         {
@@ -38,6 +41,11 @@ def test_classification_end_to_end_by_hand():
             "lift": (23 / 8 - 25 / 12) / (23 / 8 - 1),
             "brier": 0.075,
             "ece": 0.2,
+            # By confidence: p = 0 (1), 0.9, 0.2 (0.8), 0.5 (wrong): E = 0, 0, 0, 1.
+            "rauc": 1 / 16,
+            "aurc": 1 / 16,
+            # −ln max(p(true class), 0.001): no p below the floor, so nlp's value in nats.
+            "floorlog": nats,
         },
         rel=1e-14,
     )
@@ -114,7 +122,11 @@ def test_targets_file_problems_are_reported_with_its_path():
 def test_hard_classification_reports_only_zero_one_loss():
     result = evaluate(lines_of(["1", "0", "0", "1.0000000e+00"]), arr(1, -1, 1, -1))
     assert result.non_probabilistic
-    assert result.scores == {"nlp": None, "01l": 0.5, "lift": None, "brier": None, "ece": None}
+    assert result.scores == {
+        **{"nlp": None, "01l": 0.5, "lift": None, "brier": None, "ece": None},
+        **{"rauc": None, "aurc": None},
+        "floorlog": None,  # the example plug-in's (plugins/floorlog), probabilistic
+    }
 
 
 def test_point_regression_reports_only_nmse():
@@ -125,6 +137,7 @@ def test_point_regression_reports_only_nmse():
         "nlpd": None,
         "nmse": pytest.approx((0.25 + 0 + 1) / 3 / np.var(t)),
         "crps": None,
+        "rauc": None,
     }
 
 
@@ -140,7 +153,11 @@ def test_one_zero_variance_row_among_others_gives_infinite_nlpd():
 def test_samples_of_one_value_are_not_point_predictions():
     result = evaluate(lines_of(["2 1.5", "2 2.5"]), arr(1.0, 2.0))
     assert not result.non_probabilistic
-    assert result.scores == {"nlpd": None, "nmse": pytest.approx(1.0), "crps": pytest.approx(0.5)}
+    # Both variances 0: one run, E = 0.25, 0.5.
+    assert result.scores == {
+        **{"nlpd": None, "nmse": pytest.approx(1.0), "crps": pytest.approx(0.5)},
+        "rauc": pytest.approx(0.1875),
+    }
 
 
 # --- regression -----------------------------------------------------------------------------

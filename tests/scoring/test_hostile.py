@@ -6,6 +6,8 @@ problems, which keeps only what can be shown, is tested in test_errors.py). Wall
 bounds are measured by bench/hostile.py, not asserted here; memory is traced.
 """
 
+import contextlib
+import io
 import tracemalloc
 
 import numpy as np
@@ -13,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import ScoringError, errors, evaluate, read_classification, textfile
+import scoring
+from scoring import ScoringError, _accel, errors, evaluate, read_classification, textfile
 from scoring.blocks import BLOCK_SIZE
 from scoring.errors import MAX_REPORTED, Problems
 
@@ -130,7 +133,7 @@ def _peak_bytes(read, data: bytes, **kwargs) -> tuple[int, object]:
     ("line", "message"),
     [
         # One number of 10 MB: streamed past, never held whole.
-        (b"1" * 10_000_000, "a line of 10000000 bytes; a prediction line is at most 1048576 bytes"),
+        (b"1" * 10_000_000, "a line of 10000000 bytes; a line is at most 1048576 bytes"),
         # 5,000,000 numbers on one line (a 2.6 MB zip of it passed the ratio limit).
         (b"0 " * 5_000_000, "expected at most 1001 numbers on a line, found 5000000"),
     ],
@@ -225,3 +228,47 @@ def _counting(read_lines, seen):
         return read_lines(lines, numbers, size, *args, **kwargs)
 
     return wrapper
+
+
+_MIB = 1 << 20
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "line"),
+    [
+        ("leading blanks", b" " * 2_500_000 + b"0.5\n0.5\n", 1),
+        ("one byte over, LF", b" " * (_MIB - 2) + b"0.5\n0.5\n", 1),
+        ("one byte over, CR LF", b" " * (_MIB - 2) + b"0.5\r\n0.5\n", 1),
+        ("a long blank line at the end", b"0.5\n0.5\n" + b" " * (_MIB + 1) + b"\n", 3),
+        ("exactly 1 MiB, CR LF", b" " * (_MIB - 3) + b"0.5\r\n0.5\n", None),
+        ("exactly 1 MiB, LF", b" " * (_MIB - 3) + b"0.5\n0.5\n", None),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+@pytest.mark.parametrize("native", [True, False])
+def test_a_line_over_1_mib_is_a_line_error_on_every_path(name, data, line, native, tmp_path):
+    """Spec §1: a line longer than 1,048,576 bytes (its end of line excluded) is a line
+    error however the file is read (path, bytes or stream, with or without the C parser),
+    whatever it holds: a prediction, target or any other file. A 2.5 MB line of leading
+    blanks was accepted from a path and refused from a stream."""
+    path = tmp_path / "p.txt"
+    path.write_bytes(data)
+    targets = data.replace(b"0.5", b"1")
+    (tmp_path / "t.txt").write_bytes(targets)
+    context = contextlib.nullcontext() if native else _accel.disabled()
+    with context:
+        for source in (data, io.BytesIO(data), str(path)):
+            try:
+                scoring.evaluate(source, b"1\n-1\n", predictions_path="p.txt")
+                found = None
+            except ScoringError as error:
+                found = error.problems[0]  # (a long blank line also counts as a row)
+                assert str(found).startswith(f"p.txt:{line}: a line of "), str(found)
+                assert "a line is at most 1048576 bytes" in str(found)
+            assert (found is None) == (line is None), (name, type(source))
+        shift = len(data) - len(targets)  # (shorter numbers: only blank lines stay too long)
+        for source in (targets, io.BytesIO(targets), str(tmp_path / "t.txt")):
+            if line is None or (line == 1 and shift and name != "leading blanks"):
+                continue
+            with pytest.raises(ScoringError, match=rf"^t:{line}: a line of "):
+                scoring.read_targets(source, path="t")

@@ -22,21 +22,26 @@ from scoring import (
     losses_for,
     register,
 )
-from scoring.losses import compute_scores, format_value
+from scoring.losses import compute_scores, compute_terms, format_value
+from scoring.plugins import is_plugin
 
 from .util import arr, lines_of
 
 
 def test_the_registered_losses_in_display_order():
-    assert [loss.name for loss in losses_for("classification")] == [
+    # (Plug-ins installed in this environment, e.g. plugins/floorlog, come after these.)
+    assert [loss.name for loss in losses_for("classification") if not is_plugin(loss)] == [
         "nlp",
         "01l",
         "lift",
         "brier",
         "ece",
+        "rauc",
+        "aurc",
     ]
-    assert [loss.name for loss in losses_for(Task.REGRESSION)] == ["nlpd", "nmse", "crps"]
-    names = ["nlp", "01l", "lift", "brier", "ece", "nlpd", "nmse", "crps"]
+    regression = ["nlpd", "nmse", "crps", "rauc", "wis"]
+    assert [loss.name for loss in losses_for(Task.REGRESSION) if not is_plugin(loss)] == regression
+    names = ["nlp", "01l", "lift", "brier", "ece", "rauc", "aurc", "nlpd", "nmse", "crps"]
     assert loss_names()[: len(names)] == names  # the binary task first, then regression
 
 
@@ -150,7 +155,7 @@ def test_a_new_loss_is_computed_with_no_other_change():
     try:
         result = evaluate(lines_of(["1 1 1", "1 5 2"]), arr(0.0, 1.0))
         assert result.scores["max_abs_error"] == 4.0
-        assert list(result.scores) == ["nlpd", "nmse", "crps", "max_abs_error"]
+        assert list(result.scores) == ["nlpd", "nmse", "crps", "rauc", "max_abs_error"]
     finally:
         del LOSSES[("regression", "max_abs_error")]
     assert "max_abs_error" not in evaluate(lines_of(["1 1 1"]), arr(0.0)).scores
@@ -164,6 +169,9 @@ def test_compute_scores_blanks_probabilistic_losses_of_a_point_file():
         "lift": None,
         "brier": None,
         "ece": None,
+        "rauc": None,
+        "aurc": None,
+        "floorlog": None,  # the example plug-in's (plugins/floorlog), probabilistic
     }
     # One p strictly between 0 and 1 makes the file probabilistic: every loss is reported.
     ctx = Context(Task.CLASSIFICATION, arr(1, -1, 1), ScoringOptions(), p=arr(0, 0, 0.5))
@@ -179,3 +187,59 @@ def test_format_value():
     assert format_value(0.1 + 0.2) == "0.30000000000000004"
     assert format_value(np.float64(1.0)) == "1.0"
     assert float(format_value(1 / 3)) == 1 / 3
+    assert format_value(-0.0) == format_value(np.float64(-0.0)) == format_value(0.0) == "0.0"
+
+
+# --- Losses that apply only under some options (Loss.applies; spec §8's wis) -------------
+
+LEVELS = ScoringOptions(quantile_levels=(0.1, 0.5, 0.9))
+
+
+def test_losses_for_without_options_lists_every_loss_and_with_options_those_that_apply():
+    every = [loss.name for loss in losses_for("regression")]
+    plain = [loss.name for loss in losses_for("regression", ScoringOptions())]
+    levelled = [loss.name for loss in losses_for("regression", LEVELS)]
+    assert "wis" in every and "wis" in levelled and "wis" not in plain
+    assert [name for name in every if name != "wis"] == plain
+    assert levelled == every  # (in the registry's order either way)
+    assert get_loss("regression", "wis").applies_under(None)
+    assert not get_loss("regression", "wis").applies_under(ScoringOptions())
+    assert get_loss("regression", "nlpd").applies_under(ScoringOptions())
+
+
+def test_a_loss_that_does_not_apply_is_neither_scored_nor_given_terms():
+    pred, target = b"1 0 1\n1 1 4\n", b"0.5\n1\n"
+    plain = evaluate(pred, target, task="regression")
+    assert "wis" not in plain.scores and "wis" not in plain.terms() and plain.reported == {}
+    levelled = evaluate(pred, target, task="regression", options=LEVELS)
+    assert "wis" in levelled.scores and "wis" in levelled.terms()
+    assert set(levelled.reported) == {"cov80"}
+    assert compute_scores(levelled.context) == levelled.scores
+    assert np.mean(compute_terms(levelled.context)["wis"]) == levelled.scores["wis"]
+
+
+def test_applies_is_asked_of_the_options_a_context_holds():
+    asked = []
+
+    def applies(options):
+        asked.append(options)
+        return options.log_base == 2
+
+    loss = register(
+        name="only_bits",
+        title="Only in bits",
+        task="classification",
+        probabilistic=False,
+        compute=lambda c: 1.0,
+        applies=applies,
+    )
+    try:
+        nats = evaluate(b"0.5\n", b"1\n", task="classification")
+        bits = evaluate(b"0.5\n", b"1\n", task="classification", options=ScoringOptions(log_base=2))
+        assert "only_bits" not in nats.scores and bits.scores["only_bits"] == 1.0
+        assert asked and all(isinstance(o, ScoringOptions) for o in asked)
+        assert loss in losses_for("classification") and loss not in losses_for(
+            "classification", ScoringOptions()
+        )
+    finally:
+        del LOSSES[(loss.task, loss.name)]

@@ -135,3 +135,63 @@ def test_parts_run_serially_when_no_thread_can_start(monkeypatch):
     started.clear()
     assert multiclass_ace.in_parts(lambda part: part * 10, 2, size=1 << 30) == [0, 10]
     assert started == [(0,)]
+
+
+def _column_cases():
+    rng = np.random.default_rng(26)
+    yield "random", rng.random(10_000)
+    yield "all equal", np.full(5_000, 0.1)
+    yield "two values", rng.choice([0.25, 0.75], 7_001)
+    yield "one bucket", 1.0 - rng.integers(1, 50, 20_000) * 2.0**-52  # (top bits all equal)
+    yield "sorted", np.sort(rng.random(30_000))
+    yield "reversed", np.sort(rng.random(30_000))[::-1].copy()
+    yield "organ pipe", np.concatenate([np.arange(10_000), np.arange(10_000)[::-1]]) / 2e4
+    yield "zeros of both signs", rng.choice([0.0, -0.0, 1.0, 0.5], 999)
+    yield "subnormals", rng.choice([5e-324, 1e-310, 0.0, 1e-300], 3_333)
+    for n in (1, 2, 15, 16, 29, 31):
+        yield f"n={n}", np.round(rng.random(n), 1)
+
+
+@pytest.mark.parametrize(
+    ("name", "column"), list(_column_cases()), ids=lambda v: v if isinstance(v, str) else ""
+)
+def test_the_kernel_finds_the_cuts_counts_and_sums_of_the_sorted_order(name, column):
+    """ace_column sorts nothing: the values at the cuts by radix selection, then one pass.
+    Its values at ranks s_r − 1 and s_r are the sorted column's, its counts those of the
+    stable order (ties by line), its sums those of each range of the sorted column — on
+    inputs a quickselect meets badly (sorted, reversed, organ pipe, one value, one bucket)."""
+    from scoring import _accel
+
+    native = _accel.native()
+    if native is None:
+        pytest.skip("the C extension is not built")
+    n = column.size
+    rng = np.random.default_rng(n)
+    labels = rng.integers(0, 3, n).astype(np.int32)
+    bounds = ace_ranges(n)
+    hits, sums = np.zeros(bounds.size - 1), np.zeros(bounds.size - 1)
+    at = np.empty((bounds.size - 2, 2))
+    native.ace_column(np.ascontiguousarray(column), labels, 1, bounds, hits, sums, at)
+    order = np.argsort(column, kind="stable")
+    ordered = column[order]
+    cuts = bounds[1:-1]
+    assert np.array_equal(at[:, 1], ordered[cuts]) and np.array_equal(at[:, 0], ordered[cuts - 1])
+    want_hits = [np.count_nonzero(labels[r] == 1) for r in np.array_split(order, bounds.size - 1)]
+    assert hits.tolist() == want_hits
+    want_sums = [math.fsum(column[r]) for r in np.array_split(order, bounds.size - 1)]
+    np.testing.assert_allclose(sums, want_sums, rtol=1e-15, atol=0)
+
+
+def test_the_kernel_refuses_bad_buffers():
+    from scoring import _accel
+
+    native = _accel.native()
+    if native is None:
+        pytest.skip("the C extension is not built")
+    column, labels = np.zeros(20), np.zeros(20, dtype=np.int32)
+    bounds = ace_ranges(20)
+    hits, sums, at = np.zeros(15), np.zeros(15), np.empty((14, 2))
+    with pytest.raises(ValueError, match="buffers of the wrong size"):
+        native.ace_column(column, labels, 0, bounds, hits, np.zeros(14), at)
+    with pytest.raises(ValueError, match="bounds must"):
+        native.ace_column(column, labels, 0, bounds[::-1].copy(), hits, sums, at)

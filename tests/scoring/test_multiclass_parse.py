@@ -367,7 +367,7 @@ def test_a_line_over_a_mebibyte_is_a_line_error_read_past():
     long = b"0" * (1 << 20) + b"1"
     data = b"0.5 0.5 0\n" + long + b"\n0.5 0.5 0\n"
     assert errors_of(data) == [
-        "p.txt:2: a line of 1048577 bytes; a prediction line is at most 1048576 bytes "
+        "p.txt:2: a line of 1048577 bytes; a line is at most 1048576 bytes "
         "(numbers separated by spaces or tabs)"
     ]
     data = b"0.5 0.5 0\n" + b"0 " * 600_000 + b"\n"

@@ -76,3 +76,36 @@ def test_the_class_count_is_kept_as_an_int():
     assert type(ScoringOptions(classes=10.0).classes) is int
     assert ScoringOptions(classes=2).classes == 2 and ScoringOptions(classes=1000).classes == 1000
     assert ScoringOptions(allow_ensembles=0).allow_ensembles is False
+
+
+def test_quantile_levels_are_kept_as_a_tuple_of_floats():
+    assert ScoringOptions().quantile_levels is None
+    levels = ScoringOptions(quantile_levels=[0.05, 0.25, 0.5, 0.75, 0.95]).quantile_levels
+    assert levels == (0.05, 0.25, 0.5, 0.75, 0.95) and type(levels) is tuple
+    assert ScoringOptions(quantile_levels=np.array([0.5])).quantile_levels == (0.5,)
+    assert ScoringOptions(quantile_levels=[np.float32(0.5)]).quantile_levels == (0.5,)
+    many = [k / 100 for k in range(1, 100)]  # 99 levels, the most
+    assert len(ScoringOptions(quantile_levels=many).quantile_levels) == 99
+    hash(ScoringOptions(quantile_levels=[0.1, 0.9]))  # still a frozen, hashable value
+
+
+@pytest.mark.parametrize(
+    ("levels", "message"),
+    [
+        ([], "expected 1 to 99 quantile levels, got 0"),
+        ([k / 101 for k in range(1, 101)], "expected 1 to 99 quantile levels, got 100"),
+        ([0.5, 0.5], "quantile levels must increase strictly (0.5 after 0.5)"),
+        ([0.7, 0.3], "quantile levels must increase strictly (0.3 after 0.7)"),
+        ([0.0, 0.5], "quantile levels must lie strictly between 0 and 1, got 0.0"),
+        ([0.5, 1], "quantile levels must lie strictly between 0 and 1, got 1"),
+        ([math.nan], "quantile levels must lie strictly between 0 and 1, got nan"),
+        ([True], "quantile levels must be numbers, got True"),
+        (["0.5"], "quantile levels must be numbers, got '0.5'"),
+        ("0.1,0.9", "quantile levels must be a list of numbers, got '0.1,0.9'"),
+        (0.5, "quantile levels must be a list of numbers, got 0.5"),
+    ],
+)
+def test_impossible_quantile_levels_are_refused(levels, message):
+    with pytest.raises(ValueError) as refused:
+        ScoringOptions(quantile_levels=levels)
+    assert str(refused.value) == message

@@ -26,6 +26,7 @@ ALL_LOSSES = pytest.mark.parametrize(
 BASES = (math.e, 2.0, 10.0)
 SEEDS = range(12)
 CLASSES = 4  # L of the multiclass cases
+LEVELS = (0.05, 0.25, 0.5, 0.75, 0.95)  # spec §8's quantile levels, for wis
 
 
 # --- random cases ---------------------------------------------------------------------------
@@ -126,7 +127,8 @@ def _check_value(value, where: str) -> None:
 def _case(loss, seed: int, salt: int):
     """A seeded draw for one test: its generator, options, size and targets."""
     rng = np.random.default_rng([seed, salt])
-    options = ScoringOptions(log_base=BASES[seed % len(BASES)])
+    # With quantile levels, so that the losses that need them (wis, spec §8) apply too.
+    options = ScoringOptions(log_base=BASES[seed % len(BASES)], quantile_levels=LEVELS)
     n = int(rng.integers(2, 40))
     return rng, options, n, _targets(rng, loss.task, n)
 
@@ -237,7 +239,7 @@ def test_the_value_is_a_float_or_none_and_never_nan(loss):
         t = _targets(rng, loss.task, int(rng.integers(1, 30)))
         cases += [(prediction, t) for prediction in _predictions(rng, loss.task, t)]
     for base in BASES:
-        options = ScoringOptions(log_base=base)
+        options = ScoringOptions(log_base=base, quantile_levels=LEVELS)
         for prediction, t in cases:
             with warnings.catch_warnings():
                 warnings.simplefilter("error")  # spec §3: nothing on stderr, no numpy warnings

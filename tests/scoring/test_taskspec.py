@@ -145,6 +145,7 @@ BUILT_IN_SETTINGS = (
     "allow_samples",
     "min_quantile_gap",
     "nmse_normaliser",
+    "quantile_levels",
     "classes",
     "allow_ensembles",
 )

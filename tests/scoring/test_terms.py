@@ -16,12 +16,22 @@ from scoring import (
     compute_terms,
     evaluate,
 )
+from scoring.plugins import is_plugin
 from scoring.regression import variance
 
 from .util import arr, lines_of, quantile_row
 
 BASES = (math.e, 2.0, 10.0)
 KEYS = {Task.CLASSIFICATION: {"nlp", "01l", "brier"}, Task.REGRESSION: {"nlpd", "se", "crps"}}
+
+
+def _plugin_keys(task) -> list[str]:
+    """The terms of the task's installed plug-in losses (spec §9), after the built-in ones."""
+    return [
+        loss.terms_key
+        for loss in LOSSES.values()
+        if loss.task == task and loss.terms is not None and is_plugin(loss)
+    ]
 
 
 def _agree(value, terms, targets, key, *, train=None) -> None:
@@ -44,9 +54,14 @@ def _agree(value, terms, targets, key, *, train=None) -> None:
 
 def _check_against_scores(result, targets, *, train=None) -> None:
     terms = result.terms()
-    assert set(terms) == KEYS[result.task]
+    levels = result.context.options.quantile_levels
+    wis = {"wis"} if levels else set()  # (spec §8)
+    assert set(terms) == KEYS[result.task] | wis | set(_plugin_keys(result.task))
     for loss in LOSSES.values():
         if loss.task != result.task or loss.terms is None:
+            continue
+        if not loss.applies_under(result.context.options):  # wis without levels
+            assert loss.terms_key not in terms
             continue
         got = terms[loss.terms_key]
         if got is None:
@@ -117,7 +132,9 @@ def test_regression_terms_average_to_the_losses(seed, kinds):
     n = int(rng.integers(1, 60))
     t = rng.normal(rng.normal(0, 10), rng.uniform(0.1, 10), n)
     lines = [_regression_row(rng, str(rng.choice(kinds)), float(x)) for x in t]
-    options = ScoringOptions(log_base=BASES[seed % 3])
+    # Odd seeds with spec §8's quantile levels: wis has terms too.
+    levels = (0.05, 0.25, 0.5, 0.75, 0.95) if seed % 2 else None
+    options = ScoringOptions(log_base=BASES[seed % 3], quantile_levels=levels)
     result = evaluate(lines_of(lines), lines_of([repr(float(x)) for x in t]), options=options)
     assert result.task == Task.REGRESSION
     _check_against_scores(result, t)
@@ -146,7 +163,7 @@ def test_baselines_have_terms_too():
 def test_classification_terms_by_hand():
     result = evaluate(lines_of(["0.9", "0.2", "0.5", "0"]), arr(1, -1, -1, 1))
     terms = result.terms()
-    assert list(terms) == ["nlp", "01l", "brier"]
+    assert list(terms) == ["nlp", "01l", "brier", *_plugin_keys(Task.CLASSIFICATION)]
     assert terms["nlp"][:3] == pytest.approx(
         [-math.log(0.9), -math.log(0.8), -math.log(0.5)], rel=1e-15
     )

@@ -53,6 +53,24 @@ def _site_urls(w):
         f"/submissions/{e}/file.zip",
         f"/submissions/{e}/plots/val.svg",
         f"/submissions/{e}/plots/test.svg",
+        # The pictures of every task by kind (multiclass, selective prediction): the same
+        # rules as the split's plot, whatever the entry's task.
+        *(
+            f"/submissions/{e}/plots/{split}/{kind}.svg"
+            for split in ("val", "test")
+            for kind in (
+                "top_label",
+                "classwise",
+                "confusion",
+                "ensemble",
+                "retention",
+                "risk_coverage",
+                "nope",
+            )
+        ),
+        f"/challenges/{s}/datasets/{d}/leaderboard/?split=test&slice=shifted",
+        f"/challenges/{s}/datasets/{d}/leaderboard.csv?split=test&slice=shifted",
+        f"/api/v1/challenges/{s}/datasets/{d}/leaderboard/?split=test&slice=shifted",
         f"/api/v1/submissions/{e}/",
         f"/api/v1/submissions/{h}/",
     ]

@@ -188,4 +188,4 @@ def test_a_page_costs_the_same_queries_however_many_entries(
         body = get(api_client, when=TEST_PHASE).json()
     assert len(body["results"]) == 1 + copies
     assert all(item["scores"] == body["results"][0]["scores"] for item in body["results"])
-    assert set(body["results"][-1]["scores"]["val"]) == {"nlpd", "nmse", "crps"}
+    assert set(body["results"][-1]["scores"]["val"]) == {"nlpd", "nmse", "crps", "rauc"}

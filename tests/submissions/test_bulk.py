@@ -13,6 +13,7 @@ import pytest
 import time_machine
 from django.core.files.base import ContentFile
 
+import scoring
 from challenge_site.submissions import bulk
 from challenge_site.submissions.models import PRIVATE_STORAGE, Status, Submission
 from challenge_site.submissions.services import purge_invalid_zips
@@ -326,7 +327,7 @@ def test_the_scores_csv_uses_one_query_whatever_the_count(
         add_entry(gaze, user=participant, created=at(i), val=reg(0.5, 0.25), test=reg(1, 2))
     with django_assert_num_queries(1):
         lines = list(bulk.iter_scores_csv(challenge))
-    assert len(lines) == 1 + 12 * 2 * 3
+    assert len(lines) == 1 + 12 * 2 * len(reg(0.5, 0.25))  # the header, one line per score
 
 
 def test_the_exports_answer_head_without_building_anything(
@@ -388,24 +389,41 @@ def test_the_scores_csv_has_every_score_in_a_long_layout(
     a += ["2030-01-20T12:05:00+00:00"]
     assert rows[1:] == [
         # catalysis first (datasets by position, then name); losses by name
-        [*g, "01l", "0.25", ""],
-        [*g, "brier", "0.2", ""],
-        [*g, "ece", "0.1", ""],
-        [*g, "lift", "0.5", ""],
-        [*g, "nlp", "0.5", ""],
+        [*g, "01l", "0.25", "", ""],
+        [*g, "aurc", "0.1", "", ""],
+        [*g, "brier", "0.2", "", ""],
+        [*g, "ece", "0.1", "", ""],
+        [*g, "lift", "0.5", "", ""],
+        [*g, "nlp", "0.5", "", ""],
+        [*g, "rauc", "0.05", "", ""],
         # then gaze: its validation split, then its test split (hidden from the public
         # until publication; organisers export it)
-        [*b, "crps", "0.3", ""],
-        [*b, "nlpd", "1.5", ""],
-        [*b, "nmse", "1.0", ""],
-        ["gaze", "val", *a, "crps", "n/a", ""],
-        ["gaze", "val", *a, "nlpd", "inf", ""],
-        ["gaze", "val", *a, "nmse", "0.25", ""],
-        ["gaze", "test", *a, "crps", "0.125", ""],
-        ["gaze", "test", *a, "nlpd", "0.75", ""],
-        ["gaze", "test", *a, "nmse", "0.5", ""],
+        [*b, "crps", "0.3", "", ""],
+        [*b, "nlpd", "1.5", "", ""],
+        [*b, "nmse", "1.0", "", ""],
+        [*b, "rauc", "0.2", "", ""],
+        ["gaze", "val", *a, "crps", "n/a", "", ""],
+        ["gaze", "val", *a, "nlpd", "inf", "", ""],
+        ["gaze", "val", *a, "nmse", "0.25", "", ""],
+        ["gaze", "val", *a, "rauc", "0.2", "", ""],
+        ["gaze", "test", *a, "crps", "0.125", "", ""],
+        ["gaze", "test", *a, "nlpd", "0.75", "", ""],
+        ["gaze", "test", *a, "nmse", "0.5", "", ""],
+        ["gaze", "test", *a, "rauc", "0.2", "", ""],
     ]
     assert not challenge.results_published
+
+
+def test_the_scores_csv_puts_a_slice_in_its_own_column(challenge, gaze, participant, organiser):
+    """A slice's score (stored as "LOSS@SLICE", scoring.md §8) reads as its loss and its
+    slice; the whole split's have an empty slice."""
+    entry = add_entry(
+        gaze, user=participant, val={"nlpd": 0.5, "nlpd@in": 0.25, "nlpd@shifted": 1.5}
+    )
+    with time_machine.travel(AFTER, tick=False):
+        rows = list(csv.DictReader(io.StringIO(body(web(organiser).get(CSV_URL)).decode())))
+    mine = [(r["loss"], r["slice"], r["value"]) for r in rows if r["submission"] == str(entry.pk)]
+    assert mine == [("nlpd", "", "0.5"), ("nlpd", "in", "0.25"), ("nlpd", "shifted", "1.5")]
 
 
 def test_the_scores_csv_of_real_submissions_matches_their_scores(
@@ -429,7 +447,8 @@ def test_the_scores_csv_holds_every_multiclass_loss(challenge, participant, orga
     submission = submit_zip(participant, challenge, shapes_files(("val",)), now=VALIDATION)
     rows = list(csv.DictReader(io.StringIO(body(web(organiser).get(CSV_URL)).decode())))
     exported = {r["loss"]: r["value"] for r in rows if r["submission"] == str(submission.pk)}
-    assert list(exported) == ["01l", "ace", "brier", "ece", "nlp", "rmsce", "sce"]
+    # Every loss of the task (plug-ins' too, e.g. plugins/floorlog), by name.
+    assert list(exported) == sorted(loss.name for loss in scoring.losses_for("multiclass"))
     assert exported == {
         score.loss: repr(score.value) for score in submission.scores.filter(split="val")
     }

@@ -12,6 +12,7 @@ import scoring
 from challenge_site.submissions.evaluation import REPORT_MAX_BYTES, bounded_report
 from challenge_site.submissions.models import Status
 from datasets.models import Kind
+from scoring.plugins import is_plugin
 from tests.factories import AFTER, TEST_PHASE, VALIDATION
 
 from .helpers import gaussian_lines, predictions
@@ -215,6 +216,7 @@ def test_a_multiclass_upload_is_scored_as_scoring_evaluate_scores_its_files(
     assert submission.status == Status.SCORED, submission.errors or submission.failure_detail
     targets = read_dataset_targets(shapes)
     stored = scores_of(submission)
+    plugins = [loss.name for loss in scoring.losses_for("multiclass") if is_plugin(loss)]
     for split in ("train", "val"):
         expected = scoring.evaluate(
             files[f"shapes_{split}_predict.txt"],
@@ -223,15 +225,18 @@ def test_a_multiclass_upload_is_scored_as_scoring_evaluate_scores_its_files(
             options=scoring.ScoringOptions(log_base=2.0, classes=4, allow_ensembles=True),
             train_targets=targets["train"],
         )
-        assert list(expected.scores) == ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace"]
+        # The built-in losses, then the installed plug-ins' (spec §9, e.g. plugins/floorlog).
+        assert list(expected.scores) == [
+            *("nlp", "brier", "01l", "ece", "rmsce", "sce", "ace", "rauc", "aurc", *plugins)
+        ]
         assert stored[split] == expected.scores
         result = SplitResult.objects.get(submission=submission, split=split)
         assert set(expected.reported) == {"tu", "du", "mi"}
         assert result.plot_data[REPORTED_KEY] == [list(item) for item in expected.reported.items()]
         assert result.plot_data["ensemble"]["members"][1] == 3
         kept = stored_terms.load(result.terms)
-        assert set(kept) == {"nlp", "brier", "01l"}
-        for loss in ("nlp", "brier", "01l"):
+        assert set(kept) == {"nlp", "brier", "01l", *plugins}
+        for loss in ("nlp", "brier", "01l", *plugins):
             assert kept[loss].mean() == pytest.approx(expected.scores[loss], rel=1e-12)
 
 

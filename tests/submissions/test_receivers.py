@@ -20,8 +20,9 @@ def test_publication_counts_the_listed_entries_and_scores_of_the_split(challenge
     add_entry(coins, user=grace, test=cls(0.3, 0.2))
     add_entry(make_dataset(make_challenge(slug="other"), "gaze"), user=ada, test=reg(1, 1))
     assert receivers.exposure_counted(challenge=challenge, split="test") == {
-        gaze.pk: {"test_entries": 1, "test_scores": 3},
-        coins.pk: {"test_entries": 1, "test_scores": 5},
+        # One Score row per loss of the listed entry's test split.
+        gaze.pk: {"test_entries": 1, "test_scores": len(reg(0.5, 0.4))},
+        coins.pk: {"test_entries": 1, "test_scores": len(cls(0.3, 0.2))},
     }
 
 

@@ -156,7 +156,7 @@ def test_added_loss_fills_in_on_rescore(
 ):
     first = submit_zip(participant, gaze.challenge, predictions("gaze"), now=VALIDATION)
     second = submit_zip(other, gaze.challenge, predictions("gaze", seed=4), now=VALIDATION)
-    assert set(scores_of(first)["val"]) == {"nlpd", "nmse", "crps"}
+    assert set(scores_of(first)["val"]) == {"nlpd", "nmse", "crps", "rauc"}
     with registered_loss():
         with time_machine.travel(VALIDATION, tick=False):
             page = client.get(f"/submissions/{first.pk}/").content.decode()
@@ -169,7 +169,7 @@ def test_added_loss_fills_in_on_rescore(
             mean = np.array([float(line.split()[1]) for line in lines])
             expected = float(np.mean(np.abs(_targets(gaze, "val") - mean)))
             assert scores_of(submission)["val"]["mae"] == expected
-            assert set(scores_of(submission)["val"]) == {"nlpd", "nmse", "crps", "mae"}
+            assert set(scores_of(submission)["val"]) == {"nlpd", "nmse", "crps", "rauc", "mae"}
         with time_machine.travel(VALIDATION, tick=False):
             page = client.get(f"/submissions/{first.pk}/").content.decode()
         assert "added after this submission was scored" not in page

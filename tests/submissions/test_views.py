@@ -167,13 +167,13 @@ def test_infinity_and_na_on_the_submission_page(client, gaze, participant, submi
     submission = submit_zip(participant, gaze.challenge, files, now=VALIDATION)
     with time_machine.travel(AFTER, tick=False):
         text = page_text(client.get(f"/submissions/{submission.pk}/"))
-    assert "Validation split nlpd nmse crps ∞" in text
+    assert "Validation split nlpd nmse crps rauc ∞ 1.383 0.6857 0.6385" in text
     point = submit_zip(
         participant, gaze.challenge, {"gaze_val_predict.txt": b"1 0 0\n" * 4}, now=VALIDATION
     )
     with time_machine.travel(AFTER, tick=False):
         text = page_text(client.get(f"/submissions/{point.pk}/"))
-    assert "non-probabilistic predictions: only point losses apply nlpd nmse crps n/a" in text
+    assert "non-probabilistic predictions: only point losses apply nlpd nmse crps rauc n/a" in text
     assert text.count("n/a") >= 2
 
 

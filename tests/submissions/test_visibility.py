@@ -79,7 +79,7 @@ def test_scores_of_the_test_split_wait_for_publication(scored, viewers, viewer, 
     assert api.status_code == 200
     body = api.json()
     assert set(body["scores"]) == ({"train", "val", "test"} if sees_test else {"train", "val"})
-    assert set(body["scores"]["val"]) == {"nlpd", "nmse", "crps"}
+    assert set(body["scores"]["val"]) == {"nlpd", "nmse", "crps", "rauc"}
     assert body["errors"] == [] and body["status"] == "scored"
 
     download = page_as(viewer, viewers, f"/submissions/{scored.pk}/file.zip")

@@ -39,6 +39,10 @@ def test_both_demo_challenges_import_with_the_published_shapes(generated):
     ) == (3, 280, 40, 185)
     assert (datasets["udon"].input_dim, datasets["maki"].input_dim) == (1, 4)
     assert all(d.nmse_normaliser == "training" for d in datasets.values() if d.task == "regression")
+    # The demo's regression dataset with quantile levels (spec §8: wis, cov50 and cov90).
+    assert datasets["udon"].scoring_options.quantile_levels == (0.05, 0.25, 0.5, 0.75, 0.95)
+    assert "wis" in [loss.name for loss in datasets["udon"].shown_losses()]
+    assert datasets["maki"].quantile_levels is None
     assert covshift_challenge.test_start.isoformat() == "2006-11-10T00:00:00+00:00"
 
 
@@ -49,6 +53,7 @@ def test_the_same_seed_writes_the_same_bytes(tmp_path, capsys):
         f"wrote {tmp_path / 'a' / slug}" for slug in ("epuc", "covshift", "probing", "cifar10c")
     ]
     written = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*.txt"))
-    assert len(written) == 6 * (5 + 5 + 2 + 1)
+    # + the test slices files of covshift's five datasets and of the two probing reuses
+    assert len(written) == 6 * (5 + 5 + 2 + 1) + 5 + 2
     for path in written:
         assert (tmp_path / "a" / path).read_bytes() == (tmp_path / "b" / path).read_bytes()

@@ -8,6 +8,7 @@ import pytest
 
 from scoring import ScoringError, ScoringOptions, baseline, evaluate
 from scoring.losses import losses_for
+from scoring.plugins import is_plugin
 from scoring.tasks import get_task
 from scoring.tasks.binary import TASK
 
@@ -16,12 +17,15 @@ from ..util import arr, lines_of
 
 def test_the_task_is_registered_under_its_stored_name_with_its_losses():
     assert get_task("classification") is TASK and TASK.label == "Classification"
-    assert [loss.name for loss in losses_for("classification")] == [
+    # (Plug-ins installed in this environment, e.g. plugins/floorlog, come after these.)
+    assert [loss.name for loss in losses_for("classification") if not is_plugin(loss)] == [
         "nlp",
         "01l",
         "lift",
         "brier",
         "ece",
+        "rauc",
+        "aurc",
     ]
     assert [loss.legacy_number for loss in losses_for("classification")][:2] == [3, 4]
     assert TASK.settings == ()  # no dataset option of its own
@@ -60,7 +64,7 @@ def test_a_file_of_zeros_and_ones_is_a_point_prediction():
 def test_probing_compares_the_probabilities_and_the_plots_are_its_own():
     result = evaluate(lines_of(["0.5", "0.25", "0.5"]), arr(1, -1, 1), task="classification")
     assert TASK.probe_values(result.context).tolist() == [[0.5], [0.25], [0.5]]
-    assert set(result.plot_data()) == {"reliability", "decomposition", "recalibration"}
+    assert set(result.plot_data()) == {"reliability", "decomposition", "recalibration", "retention"}
     subset = TASK.subset(result.context, np.array([True, False, True]))
     assert subset.p.tolist() == [0.5, 0.5] and subset.targets.tolist() == [1.0, 1.0]
 

@@ -10,6 +10,7 @@ import pytest
 from scoring import ScoringError, ScoringOptions, baseline, evaluate, read_targets
 from scoring.losses import losses_for
 from scoring.options import Task
+from scoring.plugins import is_plugin
 from scoring.tasks import get_task, inferable
 from scoring.tasks.multiclass import TASK
 
@@ -29,8 +30,11 @@ def test_the_task_is_registered_never_inferred_with_its_losses_and_settings():
     assert TASK.label == "Multiclass classification"
     assert TASK.settings == ("classes", "allow_ensembles")
     assert TASK.inference is None and TASK not in inferable()
-    losses = losses_for("multiclass")
-    assert [loss.name for loss in losses] == ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace"]
+    # (Plug-ins installed in this environment, e.g. plugins/floorlog, come after these.)
+    losses = [loss for loss in losses_for("multiclass") if not is_plugin(loss)]
+    assert [loss.name for loss in losses] == [
+        *("nlp", "brier", "01l", "ece", "rmsce", "sce", "ace", "rauc", "aurc")
+    ]
     assert [loss.name for loss in losses if loss.terms] == ["nlp", "brier", "01l"]
     assert [loss.name for loss in losses if not loss.probabilistic] == ["01l"]
     assert losses[0].default_ranking and losses[0].log_scale
@@ -55,7 +59,8 @@ def test_every_loss_by_hand():
     assert s["ace"] == pytest.approx((0.85 + 1.75 + 1.8) / 12)
     assert not result.non_probabilistic and result.reported == {}
     terms = result.terms()
-    assert list(terms) == ["nlp", "brier", "01l"]
+    plugins = [loss.terms_key for loss in losses_for("multiclass") if is_plugin(loss)]
+    assert list(terms) == ["nlp", "brier", "01l", *plugins]  # (plug-ins' after the built-ins)
     assert terms["nlp"] == pytest.approx(-np.log([0.7, 0.1, 0.5, 0.5]))
     assert terms["brier"] == pytest.approx([0.14, 1.46, 0.375, 0.38])
     assert terms["01l"].tolist() == [0, 1, 0, 0]
@@ -143,7 +148,7 @@ def test_a_one_hot_file_is_non_probabilistic_on_the_whole_file_never_per_part():
 def test_plots_probing_and_subsets():
     result = evaluate(PREDICTIONS, TARGETS, task="multiclass", options=L3)
     data = result.plot_data()
-    assert list(data) == ["top_label", "classwise", "confusion"]
+    assert list(data) == ["top_label", "classwise", "confusion", "retention"]
     assert data["confusion"]["matrix"] == [[1, 0, 0], [0, 1, 0], [0, 1, 1]]
     assert TASK.probe_values(result.context).tolist() == [
         [0.7, 0.2, 0.1],

@@ -2,7 +2,9 @@
 sample rows, its losses, the options it reads, the baseline and the README text."""
 
 import math
+import warnings
 
+import numpy as np
 import pytest
 
 from scoring import ScoringOptions, baseline, evaluate
@@ -15,8 +17,25 @@ from ..util import arr, lines_of
 
 def test_the_task_is_registered_with_its_losses_and_settings():
     assert get_task("regression") is TASK and TASK.label == "Regression"
-    assert [loss.name for loss in losses_for("regression")] == ["nlpd", "nmse", "crps"]
-    assert TASK.settings == ("allow_samples", "min_quantile_gap", "nmse_normaliser")
+    assert [loss.name for loss in losses_for("regression")] == [
+        "nlpd",
+        "nmse",
+        "crps",
+        "rauc",
+        "wis",  # only with quantile levels (spec §8)
+    ]
+    assert [loss.name for loss in losses_for("regression", ScoringOptions())] == [
+        "nlpd",
+        "nmse",
+        "crps",
+        "rauc",
+    ]
+    assert TASK.settings == (
+        "allow_samples",
+        "min_quantile_gap",
+        "nmse_normaliser",
+        "quantile_levels",
+    )
     assert TASK.inference.fallback  # inferred when no other task fits
     assert TASK.target_error(arr(0.5, -3e9), ScoringOptions()) is None  # any numbers
 
@@ -56,7 +75,7 @@ def test_point_rows_probing_values_and_plots():
     values = TASK.probe_values(mixed.context)
     assert values[0].tolist() == [0.0, 1.0, 1.0]  # mean, variance, row type
     assert math.isnan(values[1][1]) and values[1][2] == 0.0
-    assert set(mixed.plot_data()) == {"pit", "calibration_test"}
+    assert set(mixed.plot_data()) == {"pit", "calibration_test", "retention"}
 
 
 def test_the_readme_follows_the_datasets_options():
@@ -69,3 +88,21 @@ def test_the_readme_follows_the_datasets_options():
     assert "Flag 2 (a sample of values) is not accepted for this dataset." in strict
     assert "consecutive quantiles must be at least 0.5 apart" in strict.replace("\n", " ")
     assert "2 4.9" not in strict
+
+
+def test_a_wis_term_is_finite_when_a_reading_passes_the_largest_double():
+    """bN ≈ 2.5e308 puts the readings at 0.616 and above past the largest double (+inf),
+    yet the term (1/K)Σ QS is 1.02e308 (the exact reference of
+    tests/scoring/reference_selective.py, seed 4835 of test_differential_selective)."""
+    row = (
+        "0 1.995839808613874e-260 -1e+100 9.886146546727004e-226 8.6436494e+99 "
+        "5.221317636712711e-210 9.9410212e+99\n"
+    )
+    levels = (0.004, 0.06, 0.103088, 0.29, 0.31, 0.384, 0.616, 0.69, 0.71, 0.896912, 0.94, 0.996)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ev = evaluate(
+            row.encode(), np.array([1e100]), options=ScoringOptions(quantile_levels=levels)
+        )
+    assert ev.terms()["wis"][0] == pytest.approx(1.0237629483267799e308, rel=1e-9)
+    assert ev.scores["wis"] == pytest.approx(1.0237629483267799e308, rel=1e-9)
