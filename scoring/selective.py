@@ -303,6 +303,35 @@ def retention_of(ctx) -> Retention | None:
     return ctx.memo("retention", compute)
 
 
+def register_losses(task: str, *, error: str, classification: bool) -> None:
+    """Register ``rauc`` for ``task`` and, for a classification task, ``aurc`` (spec §8:
+    no per-example terms, n/a for a non-probabilistic file); each task's module calls it
+    with the words for its error and its ordering (``error``: e.g. "the errors left when
+    the least confident examples are handed to an oracle")."""
+    from .losses import register  # (the registry imports the tasks' rows, not this module)
+
+    register(
+        name="rauc",
+        title="Retention AUC",
+        task=task,
+        probabilistic=True,
+        compute=rauc_of,
+        reference=f"{SHIFTS}; spec §8",
+        description=f"Area under the retention curve: {error}, averaged over every share kept.",
+    )
+    if classification:
+        register(
+            name="aurc",
+            title="Area under the risk–coverage curve",
+            task=task,
+            probabilistic=True,
+            compute=aurc_of,
+            reference=f"{GEIFMAN}; spec §8",
+            description="The error rate of the most confident examples, averaged over every"
+            " coverage.",
+        )
+
+
 def rauc_of(ctx) -> float | None:
     """``rauc`` of a scoring context (None: its task has no retention)."""
     found = retention_of(ctx)
@@ -379,6 +408,7 @@ __all__ = [
     "binary_errors",
     "plot_of",
     "rauc",
+    "register_losses",
     "rauc_of",
     "retention",
     "retention_of",

@@ -172,22 +172,8 @@ register(
     reference=f"Naeini et al., AAAI 2015; {ECE_BINS} equal-width confidence bins",
     description=f"Σ |B|/n · |accuracy − confidence| over {ECE_BINS} confidence bins.",
 )
-register(
-    name="rauc",
-    title="Retention AUC",
-    task=TASK.name,
-    probabilistic=True,
-    compute=selective.rauc_of,
-    reference=f"{selective.SHIFTS}; spec §8",
-    description="Area under the retention curve: the errors left when the least confident"
-    " examples are handed to an oracle, averaged over every share kept.",
-)
-register(
-    name="aurc",
-    title="Area under the risk–coverage curve",
-    task=TASK.name,
-    probabilistic=True,
-    compute=selective.aurc_of,
-    reference=f"{selective.GEIFMAN}; spec §8",
-    description="The error rate of the most confident examples, averaged over every coverage.",
+selective.register_losses(
+    TASK.name,
+    error="the errors left when the least confident examples are handed to an oracle",
+    classification=True,
 )

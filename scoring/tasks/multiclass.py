@@ -348,22 +348,8 @@ register(
     description=f"As sce, over {ECE_BINS} ranges of equal count of each class's sorted "
     "probabilities.",
 )
-register(
-    name="rauc",
-    title="Retention AUC",
-    task=TASK.name,
-    probabilistic=True,
-    compute=selective.rauc_of,
-    reference=f"{selective.SHIFTS}; spec §8",
-    description="Area under the retention curve: the errors left when the least confident"
-    " examples are handed to an oracle, averaged over every share kept.",
-)
-register(
-    name="aurc",
-    title="Area under the risk–coverage curve",
-    task=TASK.name,
-    probabilistic=True,
-    compute=selective.aurc_of,
-    reference=f"{selective.GEIFMAN}; spec §8",
-    description="The error rate of the most confident examples, averaged over every coverage.",
+selective.register_losses(
+    TASK.name,
+    error="the errors left when the least confident examples are handed to an oracle",
+    classification=True,
 )

@@ -258,16 +258,11 @@ register(
     reference="Kohonen & Suomela, Lessons learned in the challenge (2006), §4.2",
     description="(1/n) Σ ∫ (F(u) − 1{u ≥ t})² du, exact for every row type.",
 )
-register(
-    name="rauc",
-    title="Retention AUC",
-    task=TASK.name,
-    probabilistic=True,
-    compute=selective.rauc_of,
-    reference=f"{selective.SHIFTS}; spec §8",
-    description="Area under the retention curve of the squared error: the errors left when"
-    " the examples of largest predictive variance are handed to an oracle, averaged over"
-    " every share kept.",
+selective.register_losses(
+    TASK.name,
+    error="the squared errors left when the examples of largest predictive variance are"
+    " handed to an oracle",
+    classification=False,
 )
 register(
     name="wis",
