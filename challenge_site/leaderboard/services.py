@@ -7,12 +7,12 @@ Who may see which split, and which entries are listed, is the policy's to say
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import scoring
 from challenge_site.query_params import BadOptions
 from challenge_site.submissions import finals
-from datasets.models import Dataset, ScoredSplit, Split
+from datasets.models import TEST_PARTS, Dataset, ScoredSplit, Split
 
 from . import queries, slices
 from .cursors import Cursor
@@ -117,6 +117,12 @@ def board_name(board: Board) -> str:
 def final_split(challenge) -> str:
     """The split the final ranking is computed on: the private part, or the whole test."""
     return ScoredSplit.PRIVATE if challenge.has_public_part else Split.TEST
+
+
+def sliced_split(split: str) -> str:
+    """The split whose slices a board of ``split`` shows: a test part's are the whole test
+    split's (slices label the whole split, spec §8)."""
+    return Split.TEST if split in TEST_PARTS else split
 
 
 def check_shallow(number: int) -> None:
@@ -408,6 +414,9 @@ class DatasetResults:
     # on the slice (its losses' values and intervals there).
     slices: tuple[str, ...] = ()
     slice_entries: dict[str, dict[int, Entry]] = field(default_factory=dict)
+    # The split the slices label (the whole test split when the ranking is on its private
+    # part: a slice's examples of both parts, as the 2006 pages scored the whole test set).
+    slice_split: str = Split.TEST
 
     @property
     def losses_shown(self) -> list[scoring.Loss]:
@@ -444,8 +453,9 @@ def _baseline_row(board: Board, page: Page) -> Row | None:
 def dataset_results(
     *, dataset: Dataset, size: int = RESULTS_SIZE, names: tuple[str, ...] = ()
 ) -> DatasetResults | None:
-    """The results table of ``dataset``; ``names``: the final split's slices to show a
-    column block for (those the reader may see: the view asks slices.visible_names)."""
+    """The results table of ``dataset``; ``names``: the slices to show a column block for,
+    of the final split or, when that is the test's private part, of the whole test split
+    (:func:`sliced_split`; those the reader may see: the view asks slices.visible_names)."""
     ranking = ranking_loss(dataset)
     if ranking is None:
         return None
@@ -463,6 +473,7 @@ def dataset_results(
         point_board = Board(dataset, split, point, best=final, final=final)
         point_rows = leaderboard_page(board=point_board, size=size).rows
     shown = [*page.rows, *([baseline_below] if baseline_below else [])]
+    slice_board = replace(board, split=sliced_split(split))
     return DatasetResults(
         dataset,
         ranking,
@@ -472,5 +483,6 @@ def dataset_results(
         point_rows,
         gain_unit(dataset),
         slices=tuple(names),
-        slice_entries=slices.entries_on(board, names, [row.entry.pk for row in shown]),
+        slice_entries=slices.entries_on(slice_board, names, [row.entry.pk for row in shown]),
+        slice_split=slice_board.split,
     )

@@ -380,7 +380,11 @@ def results(request, slug):
             if (
                 result := services.dataset_results(
                     dataset=dataset,
-                    names=tuple(slices.visible_names(dataset, split, user=request.user, now=now)),
+                    names=tuple(
+                        slices.visible_names(
+                            dataset, services.sliced_split(split), user=request.user, now=now
+                        )
+                    ),
                 )
             )
             is not None

@@ -139,3 +139,53 @@ def test_a_column_block_per_slice_once_the_test_targets_are_out(published, catal
     assert "3 Entry baseline 0.5 0 0.4 0.5 0.4 0.5 0.4" in text
     html = response.content.decode()
     assert "?split=test&amp;slice=shifted" in html
+
+
+def test_slice_blocks_of_a_private_ranking_cover_the_whole_test_split(
+    published, catalysis, ada, grace
+):
+    """With a public part the ranking is the private part's, but slices label the whole
+    test split (spec §8): the blocks show each entry's scores on a slice's test examples of
+    both parts, the note says so, and each slice's board is the test split's (a private
+    board has no slices: the link must not lead to a 400)."""
+    from challenge_site.challenges.models import TestTargetsRelease
+    from challenge_site.submissions import standings
+    from challenge_site.submissions.entrants import Entrant
+    from challenge_site.submissions.models import Score
+
+    from .helpers import add_slices, sliced
+
+    published.test_public_fraction = 0.5
+    published.test_targets_release = TestTargetsRelease.AFTER_PUBLICATION
+    published.save()
+    add_slices(catalysis, "test", ["in", "in", "shifted", "in", "shifted"])
+    entries = []
+    for user, minute, whole, private, shifted in (
+        (ada, 0, (0.2, 0.1), (0.25, 0.1), (0.45, 0.25)),
+        (grace, 1, (0.3, 0.2), (0.15, 0.2), (0.22, 0.05)),
+    ):
+        entry = add_entry(
+            catalysis,
+            user=user,
+            created=at(minute),
+            test={**cls(*whole), **sliced(cls(*shifted), "shifted"), **sliced(cls(*whole), "in")},
+        )
+        Score.objects.bulk_create(
+            Score(submission=entry, dataset=catalysis, split="private", loss=loss, value=value)
+            for loss, value in cls(*private).items()
+        )
+        standings.listing_changed(dataset=catalysis, entrant=Entrant.of(entry))
+        entries.append(entry)
+    response = Client().get(RESULTS)
+    text = page_text(response)
+    # Ranked by the private part's nlp (grace's 0.15 first), the shifted block the whole
+    # test split's slice scores.
+    assert "1 < Entry 0.15 " in text and " 0.22 0.05" in text
+    assert "2 < Entry 0.25 " in text and " 0.45 0.25" in text
+    assert "covers its examples in both the public and the private part" in text
+    html = response.content.decode()
+    assert "?split=test&amp;slice=shifted" in html and "split=private&amp;slice" not in html
+    board = Client().get(
+        "/challenges/demo/datasets/catalysis/leaderboard/?split=test&slice=shifted"
+    )
+    assert board.status_code == 200
