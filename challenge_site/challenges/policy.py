@@ -47,7 +47,7 @@ from .models import (
     TestInputsRelease,
     TestTargetsRelease,
 )
-from .splits import Kind, ScoredSplit, Split
+from .splits import TEST_PARTS, Kind, ScoredSplit, Split
 
 # Released from the start whatever the settings (so they may live in the default storage).
 ALWAYS_RELEASED = frozenset(
@@ -315,6 +315,20 @@ def slices_visible(challenge: Challenge, split: str, *, user, now: datetime) -> 
     if is_organiser(user, challenge):
         return True
     released = (split, Kind.TARGETS) in released_parts(challenge, now=now)
+    return released and exact_scores_visible(challenge, split, user=user, now=now)
+
+
+def selective_visible(challenge: Challenge, split: str, *, user, now: datetime) -> bool:
+    """Whether ``user`` may see a split's retention and risk–coverage curves (spec §8):
+    organisers at any time; others once the targets of the split (of the whole test split
+    for its parts) are released and its exact scores are shown. The curves give each
+    example's error in an order the entry chooses (E(k) − E(k − 1) at every k of a small
+    split, block sums of a large one): before the release they would hand out the hidden
+    targets, and which test examples are public, one example at a time."""
+    if is_organiser(user, challenge):
+        return True
+    whole = Split.TEST if split in TEST_PARTS else split
+    released = (whole, Kind.TARGETS) in released_parts(challenge, now=now)
     return released and exact_scores_visible(challenge, split, user=user, now=now)
 
 

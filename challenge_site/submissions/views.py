@@ -14,7 +14,11 @@ from challenge_site.access import get_visible_or_404
 from challenge_site.challenges.clock import current_phase
 from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.participation_views import refusal
-from challenge_site.challenges.policy import exact_scores_visible, visible_challenges
+from challenge_site.challenges.policy import (
+    exact_scores_visible,
+    selective_visible,
+    visible_challenges,
+)
 
 from . import multiclass_plots, policy, selective_plots, services, withdrawal
 from .display import participant_name
@@ -122,6 +126,10 @@ def submission_plot(request, pk, split, kind=""):
         raise Http404("No plot for this split.")
     named = multiclass_plots.kinds(result.plot_data) + selective_plots.kinds(result.plot_data)
     if kind and kind not in named:
+        raise Http404("No such picture for this split.")
+    if kind in selective_plots.kinds(result.plot_data) and not selective_visible(
+        submission.dataset.challenge, split, user=request.user, now=now
+    ):
         raise Http404("No such picture for this split.")
     if not kind and not ({"reliability", "pit"} & result.plot_data.keys()):
         raise Http404("This split's pictures have names (multiclass_plots.kinds).")

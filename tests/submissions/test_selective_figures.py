@@ -75,18 +75,54 @@ def test_a_non_probabilistic_entry_has_no_curves(client, entry):
             assert client.get(picture(entry.pk, "val", kind)).status_code == 404
 
 
-@pytest.mark.parametrize("published", [False, True])
-def test_test_split_pictures_wait_for_publication(client, entry, published):
+@pytest.mark.parametrize(
+    ("published", "targets_released"), [(False, True), (True, False), (True, True)]
+)
+def test_test_split_pictures_wait_for_the_test_targets(client, entry, published, targets_released):
+    """The curves give each example's error in an order the entry chose: they wait for
+    the split's targets, not only for its scores (after publication, a challenge that
+    never releases its test targets never shows them to participants)."""
+    from challenge_site.challenges.models import TestTargetsRelease
+
     challenge = entry.dataset.challenge
+    challenge.test_targets_release = (
+        TestTargetsRelease.AFTER_PUBLICATION if targets_released else TestTargetsRelease.NEVER
+    )
+    challenge.save()
     if published:
         publish_results(challenge=challenge, user=None, now=AFTER, via="test")
+    shown = published and targets_released
     with time_machine.travel(AFTER, tick=False):
         html = client.get(f"/submissions/{entry.pk}/").content.decode()
         for kind in KINDS:
-            assert (picture(entry.pk, "test", kind) in html) is published
+            assert (picture(entry.pk, "test", kind) in html) is shown
             status = client.get(picture(entry.pk, "test", kind)).status_code
-            assert status == (200 if published else 404)
+            assert status == (200 if shown else 404)
             assert picture(entry.pk, "val", kind) in html
+
+
+def test_validation_pictures_wait_for_the_validation_targets(
+    client, catalysis, participant, submit_zip
+):
+    """While the validation targets are hidden (the validation phase) the validation
+    split's scores show but its curves do not: E(k) − E(k − 1) would be one example's
+    error, in an order the entry chose, i.e. its target. Once the test phase releases
+    the validation targets they show."""
+    from tests.factories import VALIDATION
+
+    files = predictions("catalysis", ("val",), task="classification")
+    early = submit_zip(participant, catalysis.challenge, files, now=VALIDATION)
+    for now, shown in ((VALIDATION, False), (TEST_PHASE, True)):
+        with time_machine.travel(now, tick=False):
+            response = client.get(f"/submissions/{early.pk}/")
+            assert response.status_code == 200
+            html = response.content.decode()
+            assert "Validation split" in page_text(response)  # its scores do show
+            assert ("does the uncertainty find the errors" in html) is shown
+            for kind in KINDS:
+                assert (picture(early.pk, "val", kind) in html) is shown
+                status = client.get(picture(early.pk, "val", kind)).status_code
+                assert status == (200 if shown else 404)
 
 
 def test_another_users_hidden_entry_has_no_pictures(client, entry, django_user_model):
