@@ -161,3 +161,14 @@ def cached_svg(result: SplitResult, *, dataset_name: str, version: str) -> str:
     return cache.get_or_set(
         key, lambda: render(result, dataset_name=dataset_name), timeout=CACHE_SECONDS
     )
+
+
+def cached_picture(result: SplitResult, *, kind: str, version: str, kinds, draw) -> str:
+    """A split's named picture (``kind``, one of ``kinds``: the plot-data keys a module
+    draws), drawn by ``draw()`` once per scoring run (``version`` changes with each, e.g.
+    its finish time) and cached; KeyError for a kind the plot data has not, checked before
+    the cache, which keeps no error."""
+    if kind not in kinds:
+        raise KeyError(f"no {kind} picture in the plot data of the {result.split} split")
+    key = f"submission-plot:{result.submission_id}:{result.split}:{kind}:{version}"
+    return cache.get_or_set(key, draw, timeout=CACHE_SECONDS)

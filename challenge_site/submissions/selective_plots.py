@@ -16,11 +16,10 @@ submission, split, picture and scoring run.
 
 import math
 
-from django.core.cache import cache
 from matplotlib.figure import Figure
 
 from .models import SplitResult
-from .plots import CACHE_SECONDS, COLOUR, to_svg
+from .plots import COLOUR, cached_picture, to_svg
 
 KINDS = ("retention", "risk_coverage")
 ORACLE = "#2e7d32"
@@ -120,13 +119,12 @@ def render(result: SplitResult, *, kind: str, dataset_name: str) -> str:
 
 def cached_svg(result: SplitResult, *, kind: str, dataset_name: str, version: str) -> str:
     """``version`` changes with every scoring run (e.g. its finish time)."""
-    if kind not in kinds(result.plot_data):  # checked before the cache, which keeps no error
-        raise KeyError(f"no {kind} picture in the plot data of the {result.split} split")
-    key = f"submission-plot:{result.submission_id}:{result.split}:{kind}:{version}"
-    return cache.get_or_set(
-        key,
-        lambda: render(result, kind=kind, dataset_name=dataset_name),
-        timeout=CACHE_SECONDS,
+    return cached_picture(
+        result,
+        kind=kind,
+        version=version,
+        kinds=kinds(result.plot_data),
+        draw=lambda: render(result, kind=kind, dataset_name=dataset_name),
     )
 
 
