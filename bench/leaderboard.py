@@ -8,10 +8,12 @@ queries, and the ratio of the large leaderboard to the small one.
 
 - SQLite (default): a fresh file in a temporary folder, deleted afterwards. No
   ANALYZE, as on a site nobody tunes.
-- PostgreSQL: ``--database-url postgres://USER@HOST:PORT/ANY`` connects to that server,
-  creates a database named ``bench_leaderboard`` (dropped first if left over), runs
-  ANALYZE after seeding (autovacuum would), and drops it at the end, also after a
-  failure (PostgreSQL 13 or later: DROP DATABASE … WITH (FORCE)).
+- PostgreSQL: ``--database-url postgres://USER@HOST:PORT/NAME`` uses the database NAME,
+  created if it does not exist (and then dropped at the end, also after a failure;
+  PostgreSQL 13 or later: DROP DATABASE … WITH (FORCE)), or used and kept if it exists
+  and is empty; with no NAME (or ``postgres``, the maintenance database) a new
+  ``bench_leaderboard_PID_RANDOM``, dropped at the end. A run drops no database it did
+  not create (see :func:`throwaway_database`). ANALYZE after seeding (autovacuum would).
 
 One challenge with results published, one classification dataset (five losses, the
 widest pivot) and its baseline. N submissions by max(10, N/100) participants: 95 %
@@ -37,6 +39,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import secrets
 import statistics
 import sys
 import tempfile
@@ -68,22 +71,35 @@ TARGET_PAGE = "page 1, default sort (nlp)"
 
 
 @contextmanager
-def throwaway_database(url: str | None):
-    """Sets DATABASE_URL to a fresh database for the duration; removes it afterwards."""
+def throwaway_database(url: str | None, *, prefix: str = BENCH_DB):
+    """Sets DATABASE_URL to the bench's database for the duration; yields the vendor.
+
+    - No URL (or ``sqlite…``): a fresh SQLite file in a temporary folder, deleted after.
+    - ``postgres://USER@HOST:PORT/`` or ``…/postgres`` (the server's maintenance
+      database, as the README's examples give): a new database of a name no other run
+      uses (``PREFIX_PID_RANDOM``), dropped at the end, also after a failure.
+    - ``postgres://USER@HOST:PORT/NAME``: that database. If it does not exist it is
+      created, and dropped at the end; if it exists it must be empty (no tables: the
+      bench seeds from nothing) and is used and kept as it is left. A run never drops
+      a database it did not create, so two runs on one server never meet.
+    """
     if not url or url.startswith("sqlite"):
         with tempfile.TemporaryDirectory(prefix="bench-leaderboard-") as folder:
             os.environ["DATABASE_URL"] = f"sqlite:///{folder}/bench.sqlite3"
             yield "sqlite"
         return
     import psycopg2
+    from psycopg2 import errors, sql
 
     parts = urlsplit(url)
-    server = urlunsplit(parts._replace(path="/postgres"))
+    named = parts.path.strip("/")
+    if named in ("", "postgres"):
+        named = f"{prefix}_{os.getpid()}_{secrets.token_hex(4)}"
 
-    def admin(statement: str) -> None:
+    def admin(statement) -> None:
         """One statement on the server's maintenance database, in a fresh connection
         (the one before may be gone, e.g. after a server restart)."""
-        connection = psycopg2.connect(server)
+        connection = psycopg2.connect(urlunsplit(parts._replace(path="/postgres")))
         connection.autocommit = True
         try:
             with connection.cursor() as cursor:
@@ -91,16 +107,41 @@ def throwaway_database(url: str | None):
         finally:
             connection.close()
 
-    admin(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-    admin(f"CREATE DATABASE {BENCH_DB}")
-    os.environ["DATABASE_URL"] = urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
+    name = sql.Identifier(named)
+    try:
+        admin(sql.SQL("CREATE DATABASE {}").format(name))
+        created = True
+    except errors.DuplicateDatabase:
+        created = False
+    target = urlunsplit(parts._replace(path=f"/{named}"))
+    if not created:
+        connection = psycopg2.connect(target)
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT count(*) FROM pg_tables "
+                    "WHERE schemaname NOT IN ('pg_catalog', 'information_schema')"
+                )
+                tables = cursor.fetchone()[0]
+        finally:
+            connection.close()
+        if tables:
+            raise SystemExit(
+                f"database {named} exists and holds {tables} tables: name an empty or a "
+                "new database, or none (…:5432/) for a throwaway one"
+            )
+    os.environ["DATABASE_URL"] = target
     try:
         yield "postgresql"
     finally:
-        from django.db import connections
+        from django.conf import settings
 
-        connections.close_all()
-        admin(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        if settings.configured:  # (not if the run failed before Django was set up)
+            from django.db import connections
+
+            connections.close_all()
+        if created:  # only ours; FORCE: a connection of this process left open
+            admin(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
 
 
 def setup_django(folder: str) -> None:

@@ -30,6 +30,25 @@ LOWER_PERCENTILE, UPPER_PERCENTILE = 2.5, 97.5
 BLOCK_VALUES = 4_000_000
 # Resample rows drawn from one random stream, in order.
 STREAM_ROWS = 50
+# Two scores within this relative distance are one score: what separates them is the
+# rounding of a sum of n float64 terms (about n · 2⁻⁵³ ≈ 1e-12 relative at n = 10⁴), not
+# the entries. Ranks, tiers and gains treat them as ties (same()).
+TIE_RTOL = 1e-12
+
+
+def same(a, b):
+    """Whether two scores are one score: ``|a − b| ≤ TIE_RTOL · max(|a|, |b|)``.
+
+    Equal infinities are the same; an infinity is not the same as a finite value, and
+    NaN is the same as nothing. Works elementwise on arrays (a bool array) and on plain
+    floats (a bool).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = np.abs(a - b) <= TIE_RTOL * np.maximum(np.abs(a), np.abs(b))
+    out = np.where(np.isinf(a) | np.isinf(b), a == b, close)
+    return bool(out) if out.ndim == 0 else out
 
 
 def _stream(seed: int, group: int) -> np.random.Generator:
@@ -177,14 +196,16 @@ def differences(values: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """values − reference on each resample (rows of ``values`` against one row).
 
     Where both are +inf on a resample the two entries are equally (infinitely) bad
-    there: the difference is 0, not NaN.
+    there: the difference is 0, not NaN. Where the two are the same score (``same``:
+    within TIE_RTOL relative, the rounding of their sums) the difference is 0 too, so
+    that truly tied entries get the interval [0, 0], and hold 0, rather than
+    [1e-13, 3e-13].
     """
     values = np.asarray(values, dtype=np.float64)
     reference = np.asarray(reference, dtype=np.float64)
     with np.errstate(invalid="ignore"):
         out = values - reference
-    both = np.isposinf(values) & np.isposinf(reference)
-    return np.where(both, 0.0, out)
+    return np.where(same(values, reference), 0.0, out)
 
 
 def contains_zero(interval: np.ndarray) -> np.ndarray:
@@ -195,12 +216,21 @@ def contains_zero(interval: np.ndarray) -> np.ndarray:
 
 def ranks(values: np.ndarray) -> np.ndarray:
     """Rank of each row on each resample (column): 1 = lowest loss; ties share the
-    better rank (1 + the number of strictly lower values). Shape (k, B), int."""
+    better rank: 1 + the number of values lower by more than the tie tolerance,
+    ``#{u : u < v − TIE_RTOL · |v|}`` (``same``). Shape (k, B), int.
+
+    The threshold uses |v| where ``same`` uses max(|u|, |v|); they differ only for a
+    negative u, by TIE_RTOL² · |v|, far below a float64's resolution.
+    """
     values = np.asarray(values, dtype=np.float64)
     ordered = np.sort(values, axis=0)
+    # Infinite values keep their own value as threshold (∞ − ∞ would be NaN): +inf ranks
+    # after every finite value and ties with the other +inf.
+    with np.errstate(invalid="ignore"):
+        thresholds = np.where(np.isfinite(values), values - TIE_RTOL * np.abs(values), values)
     out = np.empty(values.shape, dtype=np.int64)
     for b in range(values.shape[1]):
-        out[:, b] = np.searchsorted(ordered[:, b], values[:, b], side="left") + 1
+        out[:, b] = np.searchsorted(ordered[:, b], thresholds[:, b], side="left") + 1
     return out
 
 

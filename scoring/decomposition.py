@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import classification
+from .pit import MeanPit, ks_distance
 
 # Relative size under which a negative MCB, DSC or UNC is rounding and is set to 0.
 ROUNDING = 1e-12
@@ -307,15 +308,27 @@ def kolmogorov_tail(lam: float) -> float:
     return min(max(2.0 * total, 0.0), 1.0)
 
 
-def pit_uniformity_test(pit) -> dict:
-    """One-sample Kolmogorov–Smirnov test of the PIT values against U(0, 1).
+def pit_uniformity_test(pit, *, pit_low=None) -> dict:
+    """Kolmogorov–Smirnov test of the mean PIT distribution against U(0, 1).
 
-    D = max_i max(i/n − u₍ᵢ₎, u₍ᵢ₎ − (i − 1)/n) over the sorted values u₍ᵢ₎ (clipped to
-    [0, 1], the uniform CDF); the p-value is Q(λ) of :func:`kolmogorov_tail` with
-    Stephens' correction λ = (√n + 0.12 + 0.11/√n)·D (M. A. Stephens, JRSS B 32, 1970):
-    against the exact distribution within 0.01 for p < 0.5 from n = 100 on and everywhere
-    from n = 150 on (at n = 100 the largest error is 0.0115, near p = 0.75). A calibrated
-    forecaster's PIT values are uniform, so a small p-value says it is not calibrated.
+    Each example's PIT is uniform on [``pit_low``, ``pit``] (``pit_low`` None: the single
+    value ``pit``), the non-randomised PIT of Czado, Gneiting & Held (2009, Biometrics
+    65), and F̄(u) is their mean CDF (:mod:`scoring.pit`). The statistic is
+    D = sup_u |F̄(u) − u|, taken at F̄'s breakpoints (it is linear between them); for
+    single values it is the classical D = max_i max(i/n − u₍ᵢ₎, u₍ᵢ₎ − (i − 1)/n). The
+    p-value is Q(λ) of :func:`kolmogorov_tail` with Stephens' correction
+    λ = (√n + 0.12 + 0.11/√n)·D (M. A. Stephens, JRSS B 32, 1970): against the exact
+    distribution within 0.01 for p < 0.5 from n = 100 on and everywhere from n = 150 on
+    (at n = 100 the largest error is 0.0115, near p = 0.75). A calibrated forecaster's
+    PIT is uniform, so a small p-value says it is not calibrated.
+
+    With PIT intervals the p-value is conservative (too large): F̄ is the randomised
+    PIT's empirical CDF averaged over the randomisation, so D is at most the randomised
+    statistic's mean given the data (Jensen) and smaller in increasing convex order than
+    the statistic whose null distribution Q describes. A small p-value still says the
+    forecast is not calibrated; a calibrated discrete forecast is rejected less often
+    than the nominal level (calibrated Poisson ensembles of 10 members at n = 20,000:
+    p from 0.75 to 1 in eleven seeded runs).
 
     Returns
     -------
@@ -323,12 +336,11 @@ def pit_uniformity_test(pit) -> dict:
         ``{"statistic": D, "p_value": Q(λ), "test": "Kolmogorov–Smirnov"}``; the
         statistic and p-value are None when there is no value (n = 0).
     """
-    u = np.sort(np.clip(np.asarray(pit, dtype=np.float64).ravel(), 0.0, 1.0))
-    n = u.size
+    mean_pit = MeanPit.of(pit, pit_low)  # (``pit`` may be a MeanPit already)
+    n = mean_pit.n
     if n == 0:
         return {"statistic": None, "p_value": None, "test": "Kolmogorov–Smirnov"}
-    i = np.arange(1, n + 1, dtype=np.float64)
-    d = float(max(np.max(i / n - u), np.max(u - (i - 1) / n)))
+    d = ks_distance(mean_pit)
     root = math.sqrt(n)
     p_value = kolmogorov_tail((root + 0.12 + 0.11 / root) * d)
     return {"statistic": d, "p_value": p_value, "test": "Kolmogorov–Smirnov"}

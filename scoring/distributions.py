@@ -6,7 +6,9 @@ in closed form (no numerical integration, no sampling):
 - ``logpdf``: natural log of the predictive density at the target,
 - ``mean``: the mean of the predictive distribution,
 - ``crps``: ∫ (F(u) − 1{u ≥ t})² du,
-- ``pit``: F(t), the probability integral transform.
+- ``pit``: F(t), the probability integral transform, with ``pit_low`` = F(t−) where
+  the row is discrete (:class:`Stats`): a point prediction's atom, a sample's
+  verification rank (:func:`sample_stats`).
 
 The quantile distribution is spec §2: uniform density between quantiles,
 exponential tails carrying the rest of the mass (Quiñonero-Candela et al.,
@@ -36,14 +38,42 @@ _INV_SQRT_PI = float(1.0 / np.sqrt(np.pi))
 
 @dataclass
 class Stats:
-    """Per-example statistics for a set of rows (arrays of equal length)."""
+    """Per-example statistics for a set of rows (arrays of equal length).
+
+    The PIT is an interval [``pit_low``, ``pit``] on which it is uniform: the
+    non-randomised PIT of Czado, Gneiting & Held (2009, Biometrics 65, "Predictive model
+    assessment for count data"), [F(t−), F(t)], a single value F(t) for a continuous
+    distribution; a sample row's is that of its verification rank (:func:`sample_stats`).
+    ``pit_low`` None means equal to ``pit`` (every row continuous).
+    """
 
     logpdf: np.ndarray
     mean: np.ndarray
     crps: np.ndarray
-    pit: np.ndarray
+    pit: np.ndarray  # the PIT interval's upper end: F(t)
     mean_lo: np.ndarray | None = None  # mean + mean_lo: the exact mean (scoring.moments)
     mean_err: np.ndarray | None = None  # a bound on |mean + mean_lo − exact mean| (None: 0)
+    pit_low: np.ndarray | None = None  # its lower end F(t−) (None: equal to pit)
+
+    def pit_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(F(t−), F(t)) per example: the interval the non-randomised PIT is uniform on."""
+        return (self.pit if self.pit_low is None else self.pit_low), self.pit
+
+    def take(self, index) -> Stats:
+        """The statistics of the examples at ``index`` (a boolean mask or positions)."""
+
+        def pick(values):
+            return None if values is None else values[index]
+
+        return Stats(
+            self.logpdf[index],
+            self.mean[index],
+            self.crps[index],
+            self.pit[index],
+            pick(self.mean_lo),
+            pick(self.mean_err),
+            pick(self.pit_low),
+        )
 
 
 def gaussian_stats(mean, variance, target) -> Stats:
@@ -55,6 +85,11 @@ def gaussian_stats(mean, variance, target) -> Stats:
 
     With σ ≥ √5e-324 ≈ 2.2e-162 and |t − m| ≤ 2e100, z stays finite; ½z² may not, and
     then the density is 0 in double precision (−log p beyond the largest double).
+
+    PIT: Φ(z); a point prediction is a distribution with one atom, at m, whose PIT
+    interval [F(t−), F(t)] = [1{t > m}, 1{t ≥ m}] (Czado et al. 2009): 0 or 1 off the
+    mark, and uniform on [0, 1] for t = m, as a calibrated point forecast of an outcome
+    it always hits would be.
     """
     m = np.asarray(mean, dtype=np.float64)
     v = np.asarray(variance, dtype=np.float64)
@@ -70,7 +105,8 @@ def gaussian_stats(mean, variance, target) -> Stats:
     crps = sigma * (z * erf(z / np.sqrt(2.0)) + pdf_term - _INV_SQRT_PI)
     crps = np.where(point, np.abs(t - m), crps)
     pit = np.where(point, (t >= m).astype(np.float64), norm_cdf(z))
-    return Stats(logpdf, m.copy(), crps, pit)
+    pit_low = np.where(point, (t > m).astype(np.float64), pit) if point.any() else None
+    return Stats(logpdf, m.copy(), crps, pit, pit_low=pit_low)
 
 
 def quantile_stats(levels, values, target) -> Stats:
@@ -192,9 +228,27 @@ def sample_stats(samples, target, *, presorted: bool = False) -> Stats:
 
     where L_i and R_i are the parts of gap i left and right of t. (Its pair term
     alone would be (1/K²)·Σ_i i(K − i)(s_(i+1) − s_(i)).) The density is not defined
-    (``logpdf`` is nan: NLPD is n/a); PIT is the mid-point of the jump,
-    (#{s < t} + #{s ≤ t}) / 2K. The mean is exact (:func:`scoring.moments.sample_mean`).
+    (``logpdf`` is nan: NLPD is n/a). The mean is exact (:func:`scoring.moments.sample_mean`).
     ``presorted``: the rows are sorted already.
+
+    PIT: the non-randomised PIT (Czado, Gneiting & Held 2009) of the verification rank
+    (Anderson 1996, J. Climate 9; Hamill 2001, Mon. Wea. Rev. 129), uniform on
+
+        [below/(K + 1), (at_or_below + 1)/(K + 1)],  below = #{s < t}, at_or_below = #{s ≤ t}.
+
+    A sample is judged as a draw from the forecast: when the forecast is calibrated the
+    outcome and the K members are exchangeable, so the outcome's rank among the K + 1
+    values (ties broken at random) is uniform on {0, …, K}, and the non-randomised PIT
+    of that rank, [r/(K + 1), (r + 1)/(K + 1)], mixed over the tied ranks r = below, …,
+    at_or_below, is the interval above: uniform on [0, 1] for a calibrated ensemble,
+    with or without ties (integer counts). [F(t−), F(t)] of the empirical CDF instead is
+    the single point j/K for a continuous outcome (no member equals it): its histogram
+    has K + 1 spikes and no flat part, and the 1/(K+1) chance of falling below every
+    member lands on PIT 0 of width 0, so a calibrated ensemble fails the uniformity test
+    (issue 28: p = 1e-144 at K = 10, n = 20,000). A sample of equal values is not made a
+    point prediction here: its members are still exchangeable with a calibrated outcome
+    (Poisson ensembles of a small mean are often all 0), and the rank interval
+    [K·1{t > m}/(K + 1), (K·1{t ≥ m} + 1)/(K + 1)] keeps them calibrated.
     """
     s = np.asarray(samples, dtype=np.float64)
     s = s if presorted else np.sort(s, axis=1)
@@ -206,8 +260,11 @@ def sample_stats(samples, target, *, presorted: bool = False) -> Stats:
     crps = ((cut - lo) * (i * i)).sum(axis=1) + ((hi - cut) * ((k - i) * (k - i))).sum(axis=1)
     crps /= k * k
     crps += np.maximum(s[:, 0] - t, 0.0) + np.maximum(t - s[:, -1], 0.0)
+    # (sorted rows: the counts are two binary searches' worth, but a count over K ≤ 1000
+    # columns is as quick as a per-row searchsorted in numpy)
     below = np.count_nonzero(s < t[:, None], axis=1)
     at_or_below = np.count_nonzero(s <= t[:, None], axis=1)
-    pit = (below + at_or_below) / (2.0 * k)
+    pit = (at_or_below + 1.0) / (k + 1.0)
+    pit_low = below / (k + 1.0)
     mean, mean_lo, mean_err = sample_mean(s)
-    return Stats(np.full(t.shape, np.nan), mean, crps, pit, mean_lo, mean_err)
+    return Stats(np.full(t.shape, np.nan), mean, crps, pit, mean_lo, mean_err, pit_low)

@@ -28,6 +28,11 @@ class Evaluation:
     non_probabilistic: bool
     n: int
     context: Context = field(repr=False)
+    # Examples of the whole evaluated file whose prediction claims certainty (probability
+    # 0 or 1, a class of probability 0, variance 0: TaskSpec.certain, scoring.certainty);
+    # a subset or a slice keeps its file's count, as a count per part would tell which
+    # examples lie in it. Also counted for a non-probabilistic file (then every example).
+    certain: int = field(kw_only=True)
     # Values reported beside the losses, not ranked (TaskSpec.reported): the multiclass
     # ensembles' tu, du and mi in the options' log base, when the file has ensemble rows.
     reported: dict[str, float] = field(default_factory=dict)
@@ -64,7 +69,7 @@ class Evaluation:
             raise ValueError(f"expected a boolean mask of {self.n} values with a True")
         part = self.context.spec.subset(self.context, mask)
         part.point = self.non_probabilistic  # (decided on the whole file: spec §3, §7)
-        return _score(part)
+        return _score(part, certain=self.certain)
 
     def by_slice(self, names) -> dict[str, Evaluation]:
         """The evaluation of each slice (spec §8), in order of first appearance: ``names``
@@ -77,10 +82,14 @@ class Evaluation:
         return {name: self.subset(names == name) for name in first_appearance(names)}
 
 
-def _score(ctx: Context) -> Evaluation:
+def _score(ctx: Context, *, certain: int | None = None) -> Evaluation:
+    """Every loss of ``ctx``; ``certain``: the whole file's count, for a part of it."""
     scores = compute_scores(ctx)
     n = int(ctx.targets.size)
-    return Evaluation(ctx.task, scores, ctx.is_point, n, ctx, ctx.spec.reported(ctx))
+    if certain is None:
+        certain = ctx.spec.certain(ctx)
+    reported = ctx.spec.reported(ctx)
+    return Evaluation(ctx.task, scores, ctx.is_point, n, ctx, reported, certain=certain)
 
 
 def evaluate(

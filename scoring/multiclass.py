@@ -144,7 +144,9 @@ def plot_data(
     """What the submission page draws (JSON-ready but for non-finite floats).
 
     ``top_label``: the ECE bins (lower, upper, count, accuracy, confidence; None in an
-    empty bin) with ece, rmsce and the overall accuracy and mean confidence.
+    empty bin) with ece, rmsce, the overall accuracy and mean confidence, and ``corp``
+    (the PAV curve of correctness on confidence and its consistency band:
+    :func:`scoring.multiclass_plot.top_label_corp`).
     ``classwise``: per class its share of the targets and its SCE bins (count, frequency
     of the class, mean predicted p_k); None when L > 20. ``confusion``: L, the L × L counts
     (row the true class, column the predicted; None when L > 20), the 20 largest
@@ -155,7 +157,7 @@ def plot_data(
     largest member count. ``summary``: the :func:`summarize` of the same probs and y, if
     already at hand.
     """
-    out = calibration_plot(summary if summary is not None else summarize(probs, y))
+    out = calibration_plot(summary if summary is not None else summarize(probs, y), probs)
     if members is not None and (np.asarray(members) > 1).any():
         members = np.asarray(members)
         tu, du, mi, examples = ensemble_uncertainty(probs, members, member_entropy, base=base)

@@ -10,17 +10,21 @@ import math
 
 import numpy as np
 
+from .corp_bands import consistency_bands, inside, seed_for
+from .decomposition import isotonic, recalibration
+
 # Above this many classes the per-class pictures (class-wise bins, the confusion matrix)
 # are left out of the plot data: they would not be read.
 PICTURED_CLASSES = 20
 TOP_CONFUSIONS = 20
 
 
-def calibration_plot(summary) -> dict:
+def calibration_plot(summary, probs=None) -> dict:
     """The plot data of a :class:`scoring.multiclass.MulticlassSummary` (JSON-ready but
     for non-finite floats), as :func:`scoring.multiclass.plot_data` describes it:
-    ``top_label`` (the ECE bins, ece, rmsce, accuracy, mean confidence), ``classwise``
-    (None when L > 20) and ``confusion``."""
+    ``top_label`` (the ECE bins, ece, rmsce, accuracy, mean confidence and, given the
+    normalised ``probs`` the summary was made of, ``corp``: :func:`top_label_corp`),
+    ``classwise`` (None when L > 20) and ``confusion``."""
     n, n_classes, n_bins = summary.n, summary.classes, summary.top.shape[0]
     edges = np.arange(n_bins + 1) / n_bins
     count, conf, correct = summary.top.T
@@ -35,6 +39,8 @@ def calibration_plot(summary) -> dict:
         "classwise": None,
         "confusion": _confusion(summary),
     }
+    if probs is not None and n:
+        out["top_label"]["corp"] = top_label_corp(probs, summary)
     if n_classes <= PICTURED_CLASSES:
         out["classwise"] = [
             {
@@ -47,6 +53,32 @@ def calibration_plot(summary) -> dict:
             for k, cells in enumerate(summary.classwise)
         ]
     return out
+
+
+def top_label_corp(probs, summary) -> dict:
+    """The CORP reliability diagram of the top label, with its consistency band.
+
+    Confidence cᵢ = p_i,ŷᵢ (the probability of the predicted class) against correctness
+    aᵢ = 1{ŷᵢ = yᵢ}: the PAV fit of a on c is the recalibrated confidence, and a
+    calibrated top label has P(a = 1 | c) = c, so :func:`scoring.corp_bands.
+    consistency_bands` of c applies as in the binary case (Dimitriadis, Gneiting &
+    Jordan, PNAS 2021, §3, for the reliability of any binary event's probability).
+
+    Returns
+    -------
+    dict
+        ``curve`` (:func:`scoring.decomposition.recalibration`'s PAV points [c, â]) and
+        ``bands`` (``{"points": [[c, lower, upper], …], "level", "resamples"}`` and
+        ``inside``: :func:`scoring.corp_bands.inside`).
+    """
+    predicted = np.asarray(summary.predicted, dtype=np.intp)
+    confidence = np.asarray(probs, dtype=np.float64)[np.arange(predicted.size), predicted]
+    correct = predicted == summary.labels
+    targets = np.where(correct, 1.0, -1.0)
+    fit = isotonic(confidence, correct.astype(np.float64))
+    bands = consistency_bands(confidence, seed=seed_for(predicted.size, "top-label"))
+    bands["inside"] = inside(bands, confidence, targets)
+    return {"curve": recalibration(confidence, targets, fit=fit)["curve"], "bands": bands}
 
 
 def _bins(edges, count, hits, sums, names: tuple[str, str]) -> list[dict]:

@@ -182,8 +182,19 @@ def read_regression(
         for group, group_stats in zip(groups, stats, strict=True):
             values[group.index] = getattr(group_stats, name)
         other.append(values)
+    pit_low = None  # the PIT intervals' lower ends, when some row is discrete (a point, a sample)
+    if any(group_stats.pit_low is not None for group_stats in stats):
+        pit_low = other[2].copy()
+        for group, group_stats in zip(groups, stats, strict=True):
+            if group_stats.pit_low is not None:
+                pit_low[group.index] = group_stats.pit_low
     return RegressionRows(
-        kind, variance, Stats(other[0], mean, other[1], other[2]), groups, mean_lo, mean_err
+        kind,
+        variance,
+        Stats(other[0], mean, other[1], other[2], pit_low=pit_low),
+        groups,
+        mean_lo,
+        mean_err,
     )
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .pit import MeanPit, histogram_and_coverage
+
 RELIABILITY_BINS = 10
 PIT_BINS = 10
 # Central intervals whose coverage is reported: 10 %, 20 %, …, 90 % and 95 %.
@@ -38,26 +40,42 @@ def reliability(p, t, *, n_bins: int = RELIABILITY_BINS) -> list[dict]:
     return out
 
 
-def pit_summary(pit, *, n_bins: int = PIT_BINS) -> dict:
+def pit_summary(pit, *, pit_low=None, n_bins: int = PIT_BINS) -> dict:
     """PIT histogram (equal-width bins on [0, 1]) and coverage of central intervals.
 
     A calibrated forecaster's PIT values are uniform; the central c-interval
     [F⁻¹((1−c)/2), F⁻¹((1+c)/2)] holds the target exactly when the PIT lies in
-    [(1−c)/2, (1+c)/2]. ``coverage`` is keyed by the level in per cent ("10", …, "95"),
-    one per :data:`COVERAGE_LEVELS`.
+    [(1−c)/2, (1+c)/2]. Both are read off the mean PIT CDF F̄ (:mod:`scoring.pit`): with
+    ``pit_low`` (F(t−), None: equal to ``pit``) each example's PIT is uniform on
+    [``pit_low``, ``pit``], the non-randomised PIT of Czado, Gneiting & Held (2009,
+    Biometrics 65), so a discrete forecast (an ensemble's verification rank, a point
+    prediction) is spread over its interval instead of piled on one value. Bin j counts
+    n·(F̄(b_{j+1}) − F̄(b_j)) examples, a fraction where an interval spans several bins
+    (rounded to 1/1000, a whole number as an int); the coverage of level c is
+    F̄((1+c)/2) − F̄((1−c)/2−), single values on either end inside. ``coverage`` is
+    keyed by the level in per cent ("10", …, "95"), one per :data:`COVERAGE_LEVELS`.
+    ``pit`` may also be a :class:`scoring.pit.MeanPit` (built once for this and the
+    uniformity test).
     """
-    pit = np.asarray(pit, dtype=np.float64)
-    counts, _ = np.histogram(pit, bins=n_bins, range=(0.0, 1.0))
-    coverage = {}
-    for level in COVERAGE_LEVELS:
-        lo, hi = (1 - level) / 2, (1 + level) / 2
-        inside = (pit >= lo) & (pit <= hi)
-        coverage[f"{round(level * 100)}"] = float(inside.mean()) if pit.size else None
+    mean_pit = MeanPit.of(pit, pit_low)
+    n = mean_pit.n
+    counts, covered = histogram_and_coverage(mean_pit, n_bins, COVERAGE_LEVELS)
+    coverage = {
+        f"{round(level * 100)}": value
+        for level, value in zip(COVERAGE_LEVELS, covered, strict=True)
+    }
     return {
         "bins": [
-            {"lower": k / n_bins, "upper": (k + 1) / n_bins, "count": int(c)}
+            {"lower": k / n_bins, "upper": (k + 1) / n_bins, "count": _count(c)}
             for k, c in enumerate(counts)
         ],
         "coverage": coverage,
-        "n": int(pit.size),
+        "n": int(n),
     }
+
+
+def _count(c: float) -> int | float:
+    """A bin's count for the stored plot data: to 1/1000, an int when whole (every count
+    of a file of continuous predictions)."""
+    c = round(float(c), 3)
+    return int(c) if c.is_integer() else c

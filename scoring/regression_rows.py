@@ -102,11 +102,10 @@ class RegressionRows:
             sel = np.flatnonzero(group_of == g)
             if sel.size:
                 groups.append(group.take(slot[sel], sel))
-        s = self.stats
         return RegressionRows(
             self.kind[take],
             self.variance[take],
-            Stats(s.logpdf[take], s.mean[take], s.crps[take], s.pit[take]),
+            self.stats.take(take),  # (with the PIT intervals' lower ends)
             groups,
             self.mean_lo[take],
             self.mean_err[take],

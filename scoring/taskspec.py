@@ -66,6 +66,12 @@ class TaskSpec(ABC):
     inference: Inference | None = None
     readme_targets: str = "a real number."
     demo: Demo | None = None
+    # What a certain example is (:meth:`certain`) and what it risks, as the site words
+    # them: "claims certainty on 3 of 2,000 examples (WHAT): RISK".
+    certain_what: str = "a predictive distribution that rules an outcome out"
+    certain_risk: str = (
+        "a single such example whose ruled-out outcome happens makes the log loss infinite"
+    )
 
     # --- Files (spec §1) ----------------------------------------------------------------
 
@@ -153,6 +159,12 @@ class TaskSpec(ABC):
     @abstractmethod
     def is_point(self, ctx: Context) -> bool:
         """A non-probabilistic file (spec §3): only its point losses are reported."""
+
+    @abstractmethod
+    def certain(self, ctx: Context) -> int:
+        """How many examples the predictions claim certainty on (:mod:`scoring.certainty`):
+        their predictive distribution gives some outcome probability 0 (a binary p of 0 or
+        1, a class of probability 0, a zero variance). From the predictions alone."""
 
     @abstractmethod
     def subset(self, ctx: Context, mask: np.ndarray) -> Context:

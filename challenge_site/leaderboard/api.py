@@ -7,6 +7,10 @@ Public (token or session authentication only matters for staff, who see test sco
 before publication). 50 rows per page with next/previous links: ``page=N`` for the first
 pages, then ``after=``/``before=`` a row (keyset pages, services.SHALLOW_PAGES); no total
 count, which would cost a scan of every entry (see queries.py).
+
+Rows are exports.json_row's: scores, the bootstrap intervals (scoring.md §5) and their
+heavy-tail marks (``heavy_tail``, ``vs_leader_heavy_tail``, ``vs_baseline_heavy_tail``
+per loss, ``rank_interval_heavy_tail``: true where the interval may be too narrow).
 """
 
 from urllib.parse import urlencode

@@ -30,7 +30,29 @@ def interval_header(board: Board) -> list[str]:
         header += [f"{name}_vs_leader_lower", f"{name}_vs_leader_upper"]
         header += [f"{name}_vs_baseline_lower", f"{name}_vs_baseline_upper"]
         header.append(f"{name}_indistinguishable_from_leader")
-    return [*header, "rank_interval_lower", "rank_interval_upper"]
+        header += [f"{name}_{mark}" for _, mark in _TAIL_MARKS]
+    return [*header, "rank_interval_lower", "rank_interval_upper", "rank_interval_heavy_tail"]
+
+
+# The heavy-tail marks (scoring.tails): Interval field → its CSV column suffix / API key.
+# Yes: the interval may be too narrow (the per-example terms look heavy-tailed).
+_TAIL_MARKS = (
+    ("heavy_tail", "heavy_tail"),
+    ("leader_heavy_tail", "vs_leader_heavy_tail"),
+    ("baseline_heavy_tail", "vs_baseline_heavy_tail"),
+)
+
+
+def _yes_no(value: bool | None) -> str:
+    return "" if value is None else ("yes" if value else "no")
+
+
+def _rank_heavy_tail(board: Board, row: Row) -> bool | None:
+    """The rank interval's mark: that of the sort loss's own interval (its terms)."""
+    if row.rank_interval is None:
+        return None
+    interval = row.interval(board.sort.name)
+    return None if interval is None else interval.heavy_tail
 
 
 def interval_fields(board: Board, row: Row) -> list[str]:
@@ -44,16 +66,20 @@ def interval_fields(board: Board, row: Row) -> list[str]:
         interval = row.interval(name)
         for pair in ("own", "vs_leader", "vs_baseline"):
             fields += _pair(interval and getattr(interval, pair), number)
-        tied = interval and interval.tied_with_leader
-        fields.append("" if tied is None else ("yes" if tied else "no"))
+        fields.append(_yes_no(interval.tied_with_leader if interval else None))
+        fields += [
+            _yes_no(getattr(interval, field) if interval else None) for field, _ in _TAIL_MARKS
+        ]
     fields = ["" if value is None else value for value in fields]
     rank = row.rank_interval
-    return fields + (["", ""] if rank is None else [str(rank[0]), str(rank[1])])
+    fields += ["", ""] if rank is None else [str(rank[0]), str(rank[1])]
+    return [*fields, _yes_no(_rank_heavy_tail(board, row))]
 
 
 def csv_header(board: Board) -> list[str]:
     header = ["rank", "submission", "url", "mark", "method", "authors", "participant"]
-    header += ["created", "baseline", "non_probabilistic", "slice"]
+    # certain: examples of the split's whole file claiming certainty (Entry.certain).
+    header += ["created", "baseline", "non_probabilistic", "certain", "slice"]
     header += [loss.name for loss in board.losses]
     ranking = ranking_loss(board.dataset)
     if ranking is not None:
@@ -75,6 +101,7 @@ def csv_row(board: Board, row: Row, *, url: str, with_gain: bool) -> list[str]:
         entry.created.isoformat(),
         "yes" if row.is_baseline else "no",
         "yes" if row.non_probabilistic else "no",
+        "" if entry.certain is None else str(entry.certain),
         csv_text(board.slice),
     ]
     fields += [csv_number(cell.value) if cell.computed else "" for cell in row.cells]
@@ -119,6 +146,15 @@ def json_intervals(board: Board, row: Row) -> dict:
             for name in _interval_losses(board)
         },
         "rank_interval": None if row.rank_interval is None else list(row.rank_interval),
+        # true: that interval may be too narrow (heavy-tailed terms, scoring.tails).
+        **{
+            key: {
+                name: (interval := row.interval(name)) and getattr(interval, field)
+                for name in _interval_losses(board)
+            }
+            for field, key in _TAIL_MARKS
+        },
+        "rank_interval_heavy_tail": _rank_heavy_tail(board, row),
     }
 
 
@@ -136,6 +172,9 @@ def json_row(board: Board, row: Row, *, url: str) -> dict:
         "authors": entry.authors,
         "is_baseline": row.is_baseline,
         "non_probabilistic": row.non_probabilistic,
+        # Examples of the split's whole file (a test part's: the whole test file's) whose
+        # prediction claims certainty; null: non-probabilistic, or scored before it counted.
+        "certain": entry.certain,
         "information_gain": json_value(row.gain),
         "url": url,
         # On a final board: whether the entry counts for the final ranking (null elsewhere).

@@ -18,14 +18,21 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 import scoring
+from challenge_site.submissions.templatetags.submission_format import score
 
 from .plots import BASELINE, CACHE_SECONDS, ENTRY
 from .services import Row
 
 OTHER = "#5a6273"
 LABEL_CHARS = 40
-DRAWING = "1"  # the drawing's version: change it when the drawing code changes
+DRAWING = "2"  # the drawing's version: change it when the drawing code changes
+# The x range zooms on the top tier when all the entries span more than ZOOM times its
+# width (a far baseline would squeeze the leaders' bars into a few pixels).
+ZOOM = 5
 TOP_TIER = "top tier: cannot be told apart from the leader"
+# The x range is zoomed on the top tier: what lies beyond it is drawn at the edge.
+BEYOND = "a score beyond the range shown (zoomed on the top tier): an arrow with its value"
+BOUND_BEYOND = "an arrow at a bar's end: its interval goes on beyond the range shown"
 
 
 @dataclass(frozen=True)
@@ -70,18 +77,39 @@ def fingerprint(data: list[Bar], *, loss: scoring.Loss, title: str) -> str:
     return hashlib.sha256(repr(drawn).encode()).hexdigest()[:32]
 
 
-def _limits(data: list[Bar]) -> tuple[float, float]:
-    finite = [
+def _finite(bars: list[Bar]) -> list[float]:
+    return [
         x
-        for bar in data
+        for bar in bars
         for x in (bar.value, *(bar.interval or ()))
         if x is not None and math.isfinite(x)
     ]
-    if not finite:
-        return 0.0, 1.0
-    low, high = min(finite), max(finite)
+
+
+def _padded(low: float, high: float) -> tuple[float, float]:
     pad = (high - low) * 0.06 or max(abs(high) * 0.06, 0.05)
     return low - pad, high + pad
+
+
+def _limits(data: list[Bar]) -> tuple[float, float]:
+    """The x range: every finite score and bound, unless that is more than ZOOM times as
+    wide as the top tier's (the leader and the entries tied with it, their scores and
+    intervals); then the top tier's range widened (ZOOM − 1)/2 of its width on each
+    side, so that its bars stay readable and what lies beyond is drawn at the edge."""
+    everything = _finite(data)
+    if not everything:
+        return 0.0, 1.0
+    low, high = min(everything), max(everything)
+    top = _finite([bar for bar in data if bar.tied or bar.rank == 1])
+    if top:
+        top_low, top_high = min(top), max(top)
+        # A tier of one point (no intervals yet) is as wide as 6 % of its score (none of
+        # a score of 0: no zoom).
+        width = top_high - top_low or abs(top_high) * 0.06
+        if width > 0 and high - low > ZOOM * width:
+            margin = width * (ZOOM - 1) / 2
+            low, high = max(low, top_low - margin), min(high, top_high + margin)
+    return _padded(low, high)
 
 
 def _sentence(text: str) -> str:
@@ -95,7 +123,25 @@ def forest_svg(data: list[Bar], *, loss: scoring.Loss, title: str) -> str:
     axes.set_xlim(left, right)
 
     def edge(x: float) -> float:
-        return left if x == -math.inf else right if x == math.inf else x
+        return min(max(x, left), right)
+
+    def beyond(x: float) -> bool:
+        return not left <= x <= right
+
+    def arrow(x: float, y: float, colour: str, *, label: bool) -> None:
+        """A marker at the edge x lies beyond, with its value if ``label``."""
+        at, right_side = edge(x), x > right
+        axes.plot([at], [y], marker=">" if right_side else "<", color=colour, clip_on=False)
+        if label:
+            axes.text(
+                at,
+                y - 0.18,
+                score(x),
+                ha="right" if right_side else "left",
+                va="bottom",
+                color=colour,
+                fontsize=7,
+            )
 
     notes, kinds = [], set()
     for y, bar in enumerate(data):
@@ -109,22 +155,28 @@ def forest_svg(data: list[Bar], *, loss: scoring.Loss, title: str) -> str:
             axes.hlines(
                 y, edge(lower), edge(upper), color=colour, linewidth=2.2 if bar.tied else 1.6
             )
-            for bound, marker in ((lower, "<"), (upper, ">")):
+            # A score beyond the range has its own arrow; its bar is not drawn.
+            for bound in () if beyond(bar.value) else (lower, upper):
                 if math.isinf(bound):
-                    axes.plot([edge(bound)], [y], marker=marker, color=colour, clip_on=False)
+                    arrow(bound, y, colour, label=False)
                     notes.append("an arrow at an edge: the interval reaches ∞")
+                elif beyond(bound) and not beyond(bar.value):
+                    arrow(bound, y, colour, label=False)
+                    notes.append(BOUND_BEYOND)
         elif math.isfinite(bar.value):
             notes.append("a dot without a bar: its interval is not computed yet")
-        if math.isfinite(bar.value):
+        if math.isinf(bar.value):
+            arrow(bar.value, y, colour, label=False)
+            notes.append("an infinite score: an arrow at the edge")
+        elif beyond(bar.value):
+            arrow(bar.value, y, colour, label=True)
+            notes.append(BEYOND)
+        else:
             face = colour if bar.tied or bar.is_baseline else "white"
             marker = "s" if bar.is_baseline else "o"
             axes.plot(
                 [bar.value], [y], marker=marker, markersize=6, color=colour, markerfacecolor=face
             )
-        else:
-            marker = ">" if bar.value > 0 else "<"
-            axes.plot([edge(bar.value)], [y], marker=marker, color=colour, clip_on=False)
-            notes.append("an infinite score: an arrow at the edge")
     leader = next((bar for bar in data if bar.rank == 1), None)
     if leader is not None and leader.value is not None and math.isfinite(leader.value):
         axes.axvline(leader.value, color=ENTRY, linestyle=":", linewidth=1, alpha=0.7)

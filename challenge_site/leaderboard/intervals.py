@@ -9,7 +9,10 @@ scores. interval_runs.py says when this runs.
 
 Each entry's losses on the B resamples are kept in one private file per split, keyed by
 the entry's terms file: a run resamples only the entries it has not seen (a new or
-rescored entry), which keeps a split of thousands of entries within seconds.
+rescored entry), which keeps a split of thousands of entries within seconds. Next to
+them the file keeps the tail index of each entry's terms (scoring.tails): an interval
+whose terms look heavy-tailed, where the percentile bootstrap may be too narrow, is
+marked (Score.heavy_tail, leader_heavy_tail, baseline_heavy_tail).
 
 A split labelled with slices (scoring.md §8) gets the same numbers for every slice, on
 the Score rows ``LOSS@SLICE``: each slice is resampled on its own (its examples only,
@@ -18,31 +21,29 @@ its leader, baseline and rank intervals are those of the slice's boards.
 """
 
 import hashlib
-import io
 import logging
 import math
-import secrets
 from dataclasses import dataclass, replace
 
 import numpy as np
-from django.core.files.base import File
 from django.db import transaction
 
 import scoring
 from challenge_site.submissions import terms as stored_terms
 from challenge_site.submissions.evaluation import scored_targets
 from challenge_site.submissions.models import Score, SplitResult
-from challenge_site.submissions.storage import private_storage
 from datasets.models import Dataset, Split
-from scoring import bootstrap
+from scoring import bootstrap, tails
 
 from . import queries, slices
+from .kept_resamples import delete as delete_resampled
+from .kept_resamples import load as _load_resampled
+from .kept_resamples import save as _save_resampled
 from .models import IntervalRun
 from .queries import Board
 
 logger = logging.getLogger(__name__)
 
-FOLDER = "intervals"
 # Entries resampled together: at most this many float64 terms in memory at once.
 CHUNK_VALUES = 8_000_000
 FIELDS = queries.INTERVAL_FIELDS  # the Score columns a run writes
@@ -95,78 +96,6 @@ def parts_of(dataset: Dataset, split: str) -> tuple[list[Part], str]:
     return parts, slices.fingerprint(labels)
 
 
-# --- The resampled losses, kept between runs ----------------------------------------
-
-
-@dataclass
-class Resampled:
-    """Each entry's losses on the resamples, by its terms file name."""
-
-    n: int
-    seed: int
-    # terms name → loss key ("nlp", "nlp@shifted") → (B,) or None
-    rows: dict[str, dict[str, np.ndarray | None]]
-    labelling: str = ""  # parts_of's fingerprint of the slices
-
-
-def _load_resampled(name: str, *, n: int, seed: int, labelling: str = "") -> Resampled:
-    empty = Resampled(n, seed, {}, labelling)
-    if not name:
-        return empty
-    try:
-        with private_storage().open(name, "rb") as handle:
-            data = handle.read()
-        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-            if int(archive["n"]) != n or int(archive["seed"]) != seed:
-                return empty
-            stored = str(archive["labelling"]) if "labelling" in archive.files else ""
-            if stored != labelling:
-                return empty
-            names = [str(item) for item in archive["names"]]
-            matrices = {
-                key.removeprefix("loss_"): archive[key]
-                for key in archive.files
-                if key.startswith("loss_")
-            }
-    except (OSError, ValueError, KeyError):
-        logger.warning("resampled losses %s unreadable; resampling every entry", name)
-        return empty
-    rows = {}
-    for i, terms_name in enumerate(names):
-        rows[terms_name] = {
-            loss: None if np.isnan(matrix[i]).all() else matrix[i]
-            for loss, matrix in matrices.items()
-        }
-    return Resampled(n, seed, rows, labelling)
-
-
-def _save_resampled(dataset: Dataset, split: str, resampled: Resampled, keys) -> str:
-    names = sorted(resampled.rows)
-    arrays = {
-        "names": np.array(names, dtype=str),
-        "n": np.array(resampled.n),
-        "seed": np.array(resampled.seed, dtype=np.uint64),
-        "labelling": np.array(resampled.labelling, dtype=str),
-    }
-    for key in keys:
-        matrix = np.full((len(names), bootstrap.RESAMPLES), np.nan)
-        for i, name in enumerate(names):
-            row = resampled.rows[name].get(key)
-            if row is not None:
-                matrix[i] = row
-        arrays[f"loss_{key}"] = matrix
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    buffer.seek(0)
-    name = f"{FOLDER}/{dataset.pk}-{split}-{secrets.token_hex(8)}.npz"
-    return private_storage().save(name, File(buffer))
-
-
-def delete_resampled(name: str) -> None:
-    if name:
-        private_storage().delete(name)
-
-
 class _Targets:
     """The split's targets (and the nmse variance), read only if an entry needs them."""
 
@@ -189,10 +118,17 @@ class _Targets:
         return {"targets": self._read["targets"][mask]}
 
 
-def _resample_part(loaded: dict, losses, *, part: Part, n: int, targets: _Targets) -> dict:
-    """{terms name: {loss key: (B,)}} of the loaded entries on one part's resamples."""
-    means, squared = {}, {}
+def _resample_part(
+    loaded: dict, losses, *, part: Part, n: int, targets: _Targets
+) -> tuple[dict, dict]:
+    """{terms name: {loss key: (B,)}} of the loaded entries on one part's resamples, and
+    {terms name: {loss key: α̂}}: the tail index of each entry's terms on the part
+    (scoring.tails; nmse's of its squared errors, or of the squared deviations of the
+    targets when its denominator, their resampled variance, is the heavier)."""
+    means, squared, bounded = {}, {}, set()
     for loss in losses:
+        if loss.name in tails.BOUNDED:
+            bounded.add(part.key(loss))
         have = [name for name in loaded if loss.terms_key in loaded[name]]
         if not have:
             continue
@@ -203,7 +139,7 @@ def _resample_part(loaded: dict, losses, *, part: Part, n: int, targets: _Target
             matrix = matrix[part.mask]
         (means if loss.terms_key == loss.name else squared)[part.key(loss)] = (have, matrix)
     if not (means or squared):
-        return {}
+        return {}, {}
     extra = targets.nmse_arguments(part.mask) if squared else {}
     values = bootstrap.resample(
         {key: matrix for key, (_, matrix) in means.items()},
@@ -212,16 +148,30 @@ def _resample_part(loaded: dict, losses, *, part: Part, n: int, targets: _Target
         **extra,
     )
     out: dict[str, dict[str, np.ndarray]] = {}
-    for key, (have, _) in [*means.items(), *squared.items()]:
+    indices: dict[str, dict[str, float]] = {}
+    # nmse over the resampled var(t): its denominator, the mean of (t − t̄)², has a tail
+    # of its own (Student-t targets with light-tailed errors), which marks every entry.
+    denominator = math.inf
+    if squared and "targets" in extra:
+        t = np.asarray(extra["targets"], dtype=np.float64)
+        denominator = float(tails.tail_index((t - t.mean()) ** 2))
+    for key, (have, matrix) in [*means.items(), *squared.items()]:
+        alpha = np.full(len(have), math.inf) if key in bounded else tails.tail_index(matrix)
+        if key in squared:
+            alpha = np.minimum(alpha, denominator)
         for i, name in enumerate(have):
             out.setdefault(name, {})[key] = values[key][i]
-    return out
+            indices.setdefault(name, {})[key] = float(alpha[i])
+    return out, indices
 
 
-def _resample_new(names: list[str], losses, *, n: int, parts, targets: _Targets) -> dict:
+def _resample_new(
+    names: list[str], losses, *, n: int, parts, targets: _Targets
+) -> tuple[dict, dict]:
     """Resampled losses of the entries ``names`` (terms files) on every part, a chunk of
-    entries at a time (each terms file read once)."""
+    entries at a time (each terms file read once), and their terms' tail indices."""
     out: dict[str, dict[str, np.ndarray | None]] = {}
+    indices: dict[str, dict[str, float]] = {}
     per_entry = n * max(len(losses), 1)
     chunk = max(1, CHUNK_VALUES // per_entry)
     keys = [part.key(loss) for part in parts for loss in losses]
@@ -229,14 +179,15 @@ def _resample_new(names: list[str], losses, *, n: int, parts, targets: _Targets)
         loaded = {name: stored_terms.load(name) for name in names[start : start + chunk]}
         for name in loaded:
             out[name] = dict.fromkeys(keys, None)
+            indices[name] = dict.fromkeys(keys, math.nan)
         for part in parts:
             if part.mask is not None and not part.mask.any():
                 continue
-            for name, values in _resample_part(
-                loaded, losses, part=part, n=n, targets=targets
-            ).items():
-                out[name].update(values)
-    return out
+            values, alphas = _resample_part(loaded, losses, part=part, n=n, targets=targets)
+            for name in values:
+                out[name].update(values[name])
+                indices[name].update(alphas[name])
+    return out, indices
 
 
 # --- One loss's numbers ----------------------------------------------------------------
@@ -255,28 +206,44 @@ def _loss_fields(
     best: list[int],
     baseline_id: int | None,
     vectors: dict[int, np.ndarray],
+    alphas: dict[int, float] | None = None,
 ) -> dict[int, dict]:
-    """Submission id → the interval fields of its Score row under one board's loss."""
+    """Submission id → the interval fields of its Score row under one board's loss.
+
+    ``alphas``: each entry's tail index α̂ (scoring.tails). An interval whose terms look
+    heavy-tailed is marked (heavy_tail: the entry's own terms; leader_heavy_tail,
+    baseline_heavy_tail: the entry's or the other one's, as a difference is no heavier
+    than the heavier of its two; never against itself)."""
     listed = [pk for pk in ranked if pk in vectors]
     if not listed:
         return {}
+    alphas = alphas or {}
+    heavy = {pk: bool(tails.heavy(alphas.get(pk, math.nan))) for pk in listed}
     matrix = np.stack([vectors[pk] for pk in listed])
     own = bootstrap.intervals(matrix)
     fields = {pk: dict(EMPTY) for pk in listed}
     for i, pk in enumerate(listed):
         fields[pk]["lower"], fields[pk]["upper"] = _pair(own[i])
+        if fields[pk]["lower"] is not None:
+            fields[pk]["heavy_tail"] = heavy[pk]
     # The leader is rank 1 of the board: the first ranked entry, if it has resamples.
-    if ranked[0] in vectors:
-        lead = bootstrap.intervals(bootstrap.differences(matrix, vectors[ranked[0]]))
+    if (leader := ranked[0]) in vectors:
+        lead = bootstrap.intervals(bootstrap.differences(matrix, vectors[leader]))
         tied = bootstrap.contains_zero(lead)
         for i, pk in enumerate(listed):
             fields[pk]["leader_lower"], fields[pk]["leader_upper"] = _pair(lead[i])
             if fields[pk]["leader_lower"] is not None:
                 fields[pk]["tied_with_leader"] = bool(tied[i])
+                # (against itself the difference is 0 on every resample: no tail)
+                fields[pk]["leader_heavy_tail"] = pk != leader and (heavy[pk] or heavy[leader])
     if baseline_id in vectors:
         against = bootstrap.intervals(bootstrap.differences(matrix, vectors[baseline_id]))
         for i, pk in enumerate(listed):
             fields[pk]["baseline_lower"], fields[pk]["baseline_upper"] = _pair(against[i])
+            if fields[pk]["baseline_lower"] is not None:
+                fields[pk]["baseline_heavy_tail"] = pk != baseline_id and (
+                    heavy[pk] or heavy[baseline_id]
+                )
     ranked_best = [pk for pk in best if pk in vectors and pk != baseline_id]
     if ranked_best:
         ranks = bootstrap.rank_intervals(np.stack([vectors[pk] for pk in ranked_best]))
@@ -327,14 +294,16 @@ def compute_and_store(*, dataset_id: int, split: str) -> Summary:
         new = sorted(names - set(resampled.rows))
         if new:
             targets = _Targets(dataset, split)
-            resampled.rows.update(_resample_new(new, losses, n=n, parts=parts, targets=targets))
+            rows, indices = _resample_new(new, losses, n=n, parts=parts, targets=targets)
+            resampled.rows.update(rows)
+            resampled.tails.update(indices)
         gone = set(resampled.rows) - names
         for name in gone:
-            del resampled.rows[name]
+            resampled.drop(name)
         changed = bool(new or gone)
     else:
         changed = bool(resampled.rows)
-        resampled.rows.clear()
+        resampled.clear()
     baseline_id = next(
         iter(
             Score.objects.filter(
@@ -351,8 +320,9 @@ def compute_and_store(*, dataset_id: int, split: str) -> Summary:
             for pk in ranked
             if pk in results and (row := resampled.rows[results[pk]].get(key)) is not None
         }
+        alphas = {pk: resampled.tails.get(results[pk], {}).get(key, math.nan) for pk in vectors}
         for pk, fields in _loss_fields(
-            ranked=ranked, best=best, baseline_id=baseline_id, vectors=vectors
+            ranked=ranked, best=best, baseline_id=baseline_id, vectors=vectors, alphas=alphas
         ).items():
             wanted[(pk, key)] = fields
     resampled_name = previous_file

@@ -13,7 +13,9 @@ A page's rows take two statements, whatever the number of submissions:
    whole order. Deep pages start after (or before) a key, never at an OFFSET
    (``after``/``before``: a few range reads into the same indexes).
 2. ``pivot``: those submissions with one FilteredRelation (LEFT JOIN) per loss, each
-   found through ``score_unique_submission_split_loss``, and the participant's name.
+   found through ``score_unique_submission_split_loss``, the participant's name and the
+   split's SplitResult.certain (one more LEFT JOIN, through
+   ``splitresult_unique_submission_split``).
 
 Non-probabilistic entries (every probabilistic loss n/a: files of 0/1 probabilities or
 zero variances) are left out under a probabilistic sort loss.
@@ -94,6 +96,9 @@ INTERVAL_FIELDS = (
     "tied_with_leader",
     "rank_lower",
     "rank_upper",
+    "heavy_tail",
+    "leader_heavy_tail",
+    "baseline_heavy_tail",
 )
 
 
@@ -110,6 +115,11 @@ class Interval:
     tied_with_leader: bool | None
     rank_lower: int | None
     rank_upper: int | None
+    # Heavy-tailed terms (scoring.tails): the own (and rank) interval, the difference to
+    # the leader, to the baseline may be too narrow. None where no interval.
+    heavy_tail: bool | None
+    leader_heavy_tail: bool | None
+    baseline_heavy_tail: bool | None
 
     @property
     def own(self) -> tuple[float, float] | None:
@@ -143,6 +153,10 @@ class Entry:
     computed: dict[str, bool]  # False: no Score row (a loss registered after scoring)
     intervals: dict[str, Interval | None]  # None: no interval (n/a, lift, ece, computing)
     in_final_ranking: bool = True
+    # Examples of the whole file of the board's split whose prediction claims certainty
+    # (SplitResult.certain; a test part's and a slice's board: the whole test file's);
+    # None for a non-probabilistic file and a split scored before it was counted.
+    certain: int | None = None
 
     @property
     def mark_label(self) -> str:
@@ -326,10 +340,12 @@ def _pivot_rows(split: str, losses: tuple[str, ...]) -> QuerySet:
             "scores", condition=Q(scores__split=split, scores__loss=loss)
         )
         columns += [f"s{i}__value", f"s{i}__id", *(f"s{i}__{name}" for name in INTERVAL_FIELDS)]
+    # The split's SplitResult (at most one per submission and split): its certainty count.
+    relations["result"] = FilteredRelation("split_results", condition=Q(split_results__split=split))
     return (
         Submission.objects.filter(listed_q())
         .annotate(**relations)
-        .values_list(*SUBMISSION_FIELDS, *columns)
+        .values_list(*SUBMISSION_FIELDS, "result__certain", *columns)
         .order_by()  # put in rank order by pivot, not by the model's default ordering
     )
 
@@ -350,7 +366,7 @@ def pivot(board: Board, ids: Sequence[int]) -> list[Entry]:
     width = 2 + len(INTERVAL_FIELDS)
     named = len(PARTICIPANT_FIELDS)
     for pk, method, authors, created, mark, final, *rest in rows:
-        participant, scores = rest[:named], rest[named:]
+        participant, certain, scores = rest[:named], rest[named], rest[named + 1 :]
         per_loss = [scores[i : i + width] for i in range(0, len(scores), width)]
         by_id[pk] = Entry(
             pk,
@@ -367,6 +383,7 @@ def pivot(board: Board, ids: Sequence[int]) -> list[Entry]:
                 for name, loss in zip(names, per_loss, strict=True)
             },
             final,
+            certain,
         )
     return [by_id[pk] for pk in ids if pk in by_id]
 

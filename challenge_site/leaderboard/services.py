@@ -13,6 +13,7 @@ import scoring
 from challenge_site.query_params import BadOptions
 from challenge_site.submissions import finals
 from datasets.models import TEST_PARTS, Dataset, ScoredSplit, Split
+from scoring import bootstrap
 
 from . import queries, slices
 from .cursors import Cursor
@@ -203,9 +204,14 @@ def gain_unit(dataset: Dataset) -> str:
 
 
 def information_gain(*, baseline: float | None, value: float | None) -> float | None:
-    """baseline − entry (positive: better than the baseline); None if undefined."""
+    """baseline − entry (positive: better than the baseline); None if undefined; 0 when
+    the two are the same score (``bootstrap.same``: within TIE_RTOL relative), since what
+    separates them then is the rounding of their sums (an entry identical to the
+    baseline would otherwise gain "+3.037e-13")."""
     if baseline is None or value is None or (math.isinf(baseline) and math.isinf(value)):
         return None
+    if bootstrap.same(baseline, value):
+        return 0.0
     return baseline - value
 
 

@@ -206,6 +206,8 @@ def score_lines(table) -> list[str]:
             if entry.result is not None and entry.result.non_probabilistic:
                 note = " (non-probabilistic predictions: only point losses apply)"
             lines.append(f"{entry.label}{split}{note}: {values}")
+            if entry.certainty:  # the page's sentence on examples claimed certain
+                lines.append(f"  {entry.certainty}")
         elif entry.ladder is not None:
             lines.append(_ladder_line(entry))
         elif not entry.visible:

@@ -21,7 +21,14 @@ from .limits import LimitReached
 from .models import Submission
 from .policy import can_see_private, visible_submissions
 from .uploads import limit_upload_size, oversized, too_large_message
-from .visibility import api_decomposition, api_ladder, api_scores, json_value, score_table
+from .visibility import (
+    api_certain,
+    api_decomposition,
+    api_ladder,
+    api_scores,
+    json_value,
+    score_table,
+)
 
 
 class SizeLimitedMultiPartParser(MultiPartParser):
@@ -129,6 +136,11 @@ def api_submission(request, pk):
     regression), for the same splits as ``scores``. ``reported``: {split: {name: value}},
     the values reported beside the losses and not ranked (a multiclass file with ensemble
     lines: its ``tu``, ``du`` and ``mi``), for the same splits; {} when there are none.
+    ``certain``: {split: count or null} for the same splits, how many examples of the
+    split's whole file the predictions claim certainty on (probability 0 or 1, a class of
+    probability 0, zero variance: one whose ruled-out outcome happens makes nlp or nlpd
+    infinite); a test part gives the whole test file's count; null for a
+    non-probabilistic file and for a split scored before it was counted.
     """
     submission: Submission = get_visible_or_404(
         visible_submissions, user=request.user, now=timezone.now(), pk=pk
@@ -143,6 +155,7 @@ def api_submission(request, pk):
             "scores": api_scores(submission, user=request.user),
             "decomposition": api_decomposition(submission, user=request.user),
             "reported": api_reported(submission, user=request.user),
+            "certain": api_certain(submission, user=request.user),
             # Splits shown through the Ladder: the participant's shown score, not the exact.
             "ladder": api_ladder(submission, user=request.user),
             "final_selection": final_for(submission, user=request.user, now=timezone.now()),

@@ -23,7 +23,7 @@ from datasets.policy import visible_datasets
 
 from .models import Score, SplitResult, Status, Submission
 from .policy import owned_submissions
-from .visibility import api_ladder, api_scores, score_table
+from .visibility import api_certain, api_ladder, api_scores, score_table
 
 PAGE_SIZE = 50
 FILTERS = ("challenge", "dataset", "status")
@@ -163,4 +163,6 @@ def item(request, submission: Submission, *, now) -> dict:
         "scores": api_scores(submission, user=user, table=table),
         # Splits shown through the Ladder: the participant's shown score, not the exact.
         "ladder": api_ladder(submission, user=user, table=table),
+        # Examples claiming certainty per shown split (visibility.api_certain).
+        "certain": api_certain(submission, user=user, table=table),
     }

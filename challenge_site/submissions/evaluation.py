@@ -70,6 +70,10 @@ class SplitOutcome:
     # "LOSS@SLICE" (slice_key) in order of first appearance; stored as Score rows beside
     # the split's own, shown by policy.slices_visible only.
     slice_scores: dict[str, float | None] = field(default_factory=dict, compare=False)
+    # Examples of the whole file claiming certainty (scoring.Evaluation.certain: a test
+    # part's outcome carries the whole test file's count); None for a non-probabilistic
+    # file, whose every example is (the page says "non-probabilistic" instead).
+    certain: int | None = None
 
 
 @dataclass(frozen=True)
@@ -166,6 +170,7 @@ def _split_outcome(
         evaluation.terms(),
         scoring.probing.rows_off_mode(evaluation),
         slice_scores(evaluation, slices),
+        None if evaluation.non_probabilistic else evaluation.certain,
     )
 
 

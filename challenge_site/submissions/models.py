@@ -281,6 +281,17 @@ class Score(models.Model):
     # Among each participant's best entry under this loss (the baseline not ranked).
     rank_lower = models.PositiveIntegerField(null=True, blank=True)
     rank_upper = models.PositiveIntegerField(null=True, blank=True)
+    # Heavy-tailed per-example terms (scoring.tails: Hill's tail index below 2): the
+    # percentile bootstrap may then be too narrow, and the site marks the interval.
+    heavy_tail = models.BooleanField(
+        null=True, blank=True, help_text="Own (and rank) interval may be too narrow."
+    )
+    leader_heavy_tail = models.BooleanField(
+        null=True, blank=True, help_text="Entry − leader interval may be too narrow."
+    )
+    baseline_heavy_tail = models.BooleanField(
+        null=True, blank=True, help_text="Entry − baseline interval may be too narrow."
+    )
     # The Ladder (challenge_site.submissions.ladder), on the ranking loss of the validation
     # split and of the test's public part: the participant's shown score after this entry,
     # the power of ten it is rounded to (scoring.ladder.rounding_unit of its setter's
@@ -331,6 +342,15 @@ class SplitResult(models.Model):
     filename = models.CharField(max_length=255, blank=True, help_text="Member of the zip.")
     rows = models.PositiveIntegerField()
     non_probabilistic = models.BooleanField(default=False)
+    certain = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Examples of the whole prediction file of the split whose prediction claims "
+        "certainty (probability 0 or 1, a class of probability 0, zero variance): one whose "
+        "ruled-out outcome happens makes the log loss infinite. The test's public and private "
+        "parts carry the whole test file's count. Empty for a non-probabilistic file and for "
+        "a split scored before it was counted.",
+    )
     plot_data = models.JSONField(default=dict)
     terms = models.CharField(
         max_length=255,

@@ -19,6 +19,9 @@ from .plots import COLOUR, IDEAL, cached_picture, count_bars, to_svg
 GAP = "#c0392b"
 DATA = "#1f5fbf"
 KNOWLEDGE = "#e08a00"
+# The top label's CORP curve and its band, drawn over the blue bins.
+CORP = "#1b1b1b"
+BAND = "#f0b040"
 # Inches to the <img> width in CSS pixels, as plots.py's figures (5.2 in → 520 px).
 PX_PER_INCH = 100
 # Short tick labels, so that one panel's 1 and the next one's 0 stay apart.
@@ -29,10 +32,36 @@ MARKER_SIZES = ((1, 10, 2.0), (10, 100, 3.5), (100, math.inf, 5.0))
 TITLE_SIZE = 11
 
 
+def corp_curve(axes, corp: dict | None) -> None:
+    """The PAV-recalibrated curve of the top label (scoring.multiclass_plot.top_label_corp)
+    over the bins, in its consistency band; nothing for results scored before it."""
+    if not corp:
+        return
+    points = (corp.get("bands") or {}).get("points") or []
+    if points:
+        axes.fill_between(
+            [x for x, _, _ in points],
+            [lower for _, lower, _ in points],
+            [upper for _, _, upper in points],
+            color=BAND,
+            alpha=0.35,
+            linewidth=0,
+            label=f"{round(100 * corp['bands'].get('level', 0.9))} % consistency band",
+        )
+    axes.plot(
+        [x for x, _ in corp["curve"]],
+        [y for _, y in corp["curve"]],
+        color=CORP,
+        linewidth=2,
+        label="CORP: recalibrated (PAV)",
+    )
+
+
 def top_label_svg(top_label: dict, *, title: str) -> str:
     """Guo et al. (2017)'s reliability diagram: accuracy per confidence bin, the gap to the
     bin's mean confidence, the diagonal; below, the examples per bin with the overall
-    accuracy and mean confidence."""
+    accuracy and mean confidence. Results scored since the top label's CORP curve also
+    draw it in its consistency band (:func:`corp_curve`)."""
     figure = Figure(figsize=(5.2, 5.6), layout="constrained")
     top, bottom = figure.subplots(2, 1, height_ratios=[3, 1.2], sharex=True)
     bins = top_label["bins"]
@@ -66,11 +95,14 @@ def top_label_svg(top_label: dict, *, title: str) -> str:
         label="gap to the mean confidence",
     )
     top.plot([0, 1], [0, 1], linestyle="--", color=IDEAL, linewidth=1, label="calibrated")
+    corp_curve(top, top_label.get("corp"))
     top.set(xlim=(0, 1), ylim=(0, 1), ylabel="Accuracy")
     errors = f"ECE {_number(top_label['ece'])} · RMSCE {_number(top_label['rmsce'])}"
     top.set_title(f"{title}\n{errors}", fontsize=TITLE_SIZE)
     # Below the figure: inside the axes it would hide the bars of sparse low-confidence bins.
-    figure.legend(loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+    # Five entries with the CORP curve: two columns keep them inside 5.2 inches.
+    columns = 2 if top_label.get("corp") else 3
+    figure.legend(loc="outside lower center", ncols=columns, fontsize=8, frameon=False)
     top.grid(alpha=0.3)
     count_bars(bottom, bins)
     for key, style, name in (("accuracy", "-", "accuracy"), ("confidence", ":", "mean confidence")):

@@ -15,7 +15,6 @@ from .models import SplitResult
 
 COLOUR = "#1f5fbf"
 IDEAL = "#5a6273"
-BINNED = "#8a6d1f"
 # The coverages written under the PIT histogram (the panel beside it shows them all).
 SUMMARY_LEVELS = ("50", "80", "95")
 CACHE_SECONDS = 24 * 3600
@@ -41,35 +40,56 @@ def count_bars(axes, bins: list[dict]) -> None:
     )
 
 
-def reliability_svg(bins: list[dict], *, title: str, recalibration: dict | None = None) -> str:
-    """Observed frequency of class +1 against the mean predicted probability, per bin,
-    with the counts below.
+def reliability_svg(
+    bins: list[dict],
+    *,
+    title: str,
+    recalibration: dict | None = None,
+    bands: dict | None = None,
+) -> str:
+    """The reliability diagram of a binary split, with the counts of predictions below.
 
     With ``recalibration`` (scoring.decomposition.recalibration: results scored since the
-    CORP decomposition), the PAV-recalibrated curve is drawn too, as a step function,
-    and the counts below are its 20-bin histogram of the predictions.
+    CORP decomposition) the picture is CORP's (Dimitriadis, Gneiting & Jordan, PNAS
+    2021): the PAV-recalibrated curve against the diagonal, with ``bands``
+    (scoring.corp_bands.consistency_bands, results scored since them) shaded: where a
+    calibrated forecast's curve lies at the band's level; the counts below are the
+    recalibration's histogram of the predictions. Older results draw the fixed-width
+    bins: observed frequency of +1 against the mean predicted probability.
     """
     figure = Figure(figsize=(5.2, 5.2), layout="constrained")
     top, bottom = figure.subplots(2, 1, height_ratios=[3, 1], sharex=True)
     top.plot([0, 1], [0, 1], linestyle="--", color=IDEAL, linewidth=1, label="calibrated")
-    filled = [b for b in bins if b["count"]]
-    binned = {"marker": "o", "color": COLOUR, "label": "predictions"}
-    if recalibration is not None:
-        binned = {"marker": "o", "linestyle": "none", "color": BINNED, "label": "binned"}
-    top.plot(
-        [b["mean_predicted"] for b in filled],
-        [b["observed_frequency"] for b in filled],
-        **binned,
-    )
     histogram = bins
-    if recalibration is not None:
+    if recalibration is None:
+        filled = [b for b in bins if b["count"]]
+        top.plot(
+            [b["mean_predicted"] for b in filled],
+            [b["observed_frequency"] for b in filled],
+            marker="o",
+            color=COLOUR,
+            label="predictions",
+        )
+    else:
+        points = (bands or {}).get("points") or []
+        if points:
+            level = round(100 * bands.get("level", 0.9))
+            top.fill_between(
+                [x for x, _, _ in points],
+                [lower for _, lower, _ in points],
+                [upper for _, _, upper in points],
+                color=COLOUR,
+                alpha=0.18,
+                linewidth=0,
+                label=f"{level} % consistency band",
+            )
         curve = recalibration["curve"]
         top.plot(
             [x for x, _ in curve],
             [y for _, y in curve],
             color=COLOUR,
             linewidth=2,
-            label="recalibrated (PAV)",
+            label="CORP: recalibrated (PAV)",
         )
         histogram = recalibration["histogram"]
     top.set(xlim=(0, 1), ylim=(0, 1), ylabel="Observed frequency of +1", title=title)
@@ -106,7 +126,12 @@ def _coverage_panel(axes, coverage: dict) -> None:
 def pit_svg(pit: dict, *, title: str, coverage_panel: bool = False) -> str:
     """PIT histogram as a density (1 everywhere for a calibrated forecaster) with the
     coverage of the central 50/80/95 % intervals; with ``coverage_panel``, beside it the
-    observed coverage of every central interval against its nominal level."""
+    observed coverage of every central interval against its nominal level.
+
+    Counts may be fractional (results scored since issue 28): a discrete forecast (an
+    ensemble's verification rank, a point prediction) spreads its example evenly over its
+    PIT interval [F(y−), F(y)] (Czado, Gneiting & Held 2009, :mod:`scoring.pit`), which may
+    span several bins; the bars are count/(n·width) all the same."""
     figure = Figure(figsize=(9.6 if coverage_panel else 5.2, 4.2), layout="constrained")
     if coverage_panel:
         axes, right = figure.subplots(1, 2, width_ratios=[1.25, 1])
@@ -149,7 +174,10 @@ def render(result: SplitResult, *, dataset_name: str) -> str:
     data = result.plot_data
     if "reliability" in data:
         return reliability_svg(
-            data["reliability"], title=title, recalibration=data.get("recalibration")
+            data["reliability"],
+            title=title,
+            recalibration=data.get("recalibration"),
+            bands=data.get("bands"),
         )
     # Results scored before the calibration test have only the 50/80/95 % coverage.
     return pit_svg(data["pit"], title=title, coverage_panel="calibration_test" in data)

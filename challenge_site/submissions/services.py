@@ -365,6 +365,7 @@ def _write(submission: Submission, outcome, *, stored: dict[str, str] | None = N
                 filename=result.filename,
                 rows=result.rows,
                 non_probabilistic=result.non_probabilistic,
+                certain=result.certain,
                 plot_data=result.plot_data,
                 terms=stored.get(str(result.split), ""),
             )

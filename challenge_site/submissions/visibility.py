@@ -12,7 +12,7 @@ from django.utils import timezone
 import scoring
 import scoring.ladder
 from challenge_site.challenges.policy import ladder_applies, slices_visible, split_visible
-from datasets.models import ScoredSplit
+from datasets.models import TEST_PARTS, ScoredSplit
 
 from .models import Submission
 
@@ -82,6 +82,25 @@ class SplitScores:
         return self.split.label
 
     @property
+    def certain(self) -> int | None:
+        """Examples of the split's whole file claiming certainty (SplitResult.certain: a
+        test part's is the whole test file's); None where the split's result is not shown
+        (hidden, under the Ladder), for a non-probabilistic file and for an old result."""
+        return None if self.result is None else self.result.certain
+
+    @property
+    def certainty(self) -> str:
+        """The page's sentence on the split's certain examples; "" when there are none
+        (or the count is not shown)."""
+        if not self.certain:
+            return ""
+        return certainty_sentence(
+            self.certain,
+            rows=None if self.split in TEST_PARTS else self.result.rows,
+            spec=scoring.get_task(self.result.submission.dataset.task),
+        )
+
+    @property
     def decomposition(self) -> list["Decomposition"]:
         """The CORP decomposition of the split's brier and nlp (empty for regression, for a
         non-probabilistic file and for results stored before it was computed)."""
@@ -89,6 +108,21 @@ class SplitScores:
         if result is None or result.non_probabilistic:
             return []
         return decomposition_of(result.plot_data, task=result.submission.dataset.task) or []
+
+
+def certainty_sentence(certain: int, *, rows: int | None, spec: scoring.TaskSpec) -> str:
+    """The sentence on a split's certain examples, in the task's words (TaskSpec.certain_what
+    and certain_risk): "Claims certainty on 3 of 2,000 examples (probability 0 or 1): …".
+    ``rows`` None for a test part, whose count is the whole test file's (a count of the
+    part's own would tell which examples are in it)."""
+    if rows is None:
+        examples = "example" if certain == 1 else "examples"
+        where = f"{certain:,} {examples} of the whole test file"
+    elif certain == rows:
+        where = f"all {rows:,} examples" if rows > 1 else "its one example"
+    else:
+        where = f"{certain:,} of {rows:,} examples"
+    return f"Claims certainty on {where} ({spec.certain_what}): {spec.certain_risk}."
 
 
 @dataclass(frozen=True)
@@ -100,6 +134,22 @@ class Decomposition:
     mcb: float | None
     dsc: float | None
     unc: float | None
+    # 95 % bootstrap intervals (scoring.corp_bands.decomposition_intervals) as
+    # (lower, upper), None for results stored before them or where MCB is infinite.
+    mcb_interval: tuple[float, float] | None = None
+    dsc_interval: tuple[float, float] | None = None
+
+
+def _interval(stored, name: str, part: str) -> tuple[float, float] | None:
+    """A stored [lower, upper] of the decomposition's intervals; an upper bound stored
+    as None (JSON) is +inf (a resample that draws a true class given probability 0)."""
+    try:
+        lower, upper = stored[name][part]
+    except (KeyError, TypeError, ValueError):
+        return None
+    if lower is None:
+        return None
+    return float(lower), math.inf if upper is None else float(upper)
 
 
 def decomposition_of(plot_data: dict, *, task: str) -> list[Decomposition] | None:
@@ -120,7 +170,10 @@ def decomposition_of(plot_data: dict, *, task: str) -> list[Decomposition] | Non
         score, mcb, dsc, unc = (parts.get(key) for key in ("score", "mcb", "dsc", "unc"))
         if mcb is None and dsc is not None and unc is not None:
             score, mcb = math.inf, math.inf
-        rows.append(Decomposition(loss, score, mcb, dsc, unc))
+        intervals = plot_data.get("decomposition_intervals")
+        mcb_interval = _interval(intervals, name, "mcb") if mcb != math.inf else None
+        dsc_interval = _interval(intervals, name, "dsc")
+        rows.append(Decomposition(loss, score, mcb, dsc, unc, mcb_interval, dsc_interval))
     order = scoring.losses_for(task)  # the registry's order, as in the score table
     return sorted(rows, key=lambda row: order.index(row.loss))
 
@@ -228,6 +281,20 @@ def api_ladder(submission: Submission, *, user, table: list[SplitScores] | None 
         }
         for entry in table
         if entry.ladder is not None
+    }
+
+
+def api_certain(submission: Submission, *, user, table: list[SplitScores] | None = None) -> dict:
+    """{split: count or null} for the splits whose exact scores the user sees (the rule
+    of :func:`api_scores`): the examples of the split's whole file whose prediction claims
+    certainty (a test part: the whole test file's count); null for a non-probabilistic
+    file and for a split scored before it was counted."""
+    if table is None:
+        table = score_table(submission, user=user)
+    return {
+        str(entry.split): entry.certain
+        for entry in table
+        if entry.visible and entry.result is not None
     }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import classification, hints, selective
+from .. import certainty, classification, corp_bands, hints, selective
 from ..classification import ECE_BINS
 from ..decomposition import corp, isotonic, recalibration
 from ..errors import fmt
@@ -34,6 +34,8 @@ class BinaryClassification(TaskSpec):
     inference = Inference(targets=is_labels, max_numbers=1)
     readme_targets = "+1 or -1."
     demo = DEMO
+    certain_what = "probability 0 or 1"
+    certain_risk = "a single such example whose outcome then happens makes nlp infinite"
 
     def target_error(self, targets, options):
         if is_labels(targets):
@@ -79,6 +81,10 @@ class BinaryClassification(TaskSpec):
     def is_point(self, ctx):
         return summary(ctx).point
 
+    def certain(self, ctx):
+        """Examples of p = 0 or p = 1 (:func:`scoring.certainty.binary_certain`)."""
+        return certainty.binary_certain(ctx.p)
+
     def subset(self, ctx, mask):
         return Context(ctx.task, ctx.targets[mask], ctx.options, ctx.train_targets, p=ctx.p[mask])
 
@@ -87,14 +93,30 @@ class BinaryClassification(TaskSpec):
         (:func:`scoring.decomposition.corp`: brier and nlp, nlp in the options' log base,
         each ``{"score", "mcb", "dsc", "unc"}``; MCB is +inf where nlp is),
         ``recalibration`` (:func:`scoring.decomposition.recalibration`: the PAV curve and
-        a 20-bin histogram of p) and ``retention`` (:func:`scoring.selective.plot_of`; None
+        a 20-bin histogram of p), ``bands`` (:func:`scoring.corp_bands.consistency_bands`:
+        the 90 % consistency band of the PAV curve, with ``inside``:
+        :func:`scoring.corp_bands.inside`), ``decomposition_intervals``
+        (:func:`scoring.corp_bands.decomposition_intervals`: 95 % intervals of each part
+        of ``decomposition``) and ``retention`` (:func:`scoring.selective.plot_of`; None
         for a non-probabilistic file). A non-probabilistic file (every p 0 or 1) is
-        decomposed too: the decomposition is defined, though its brier and nlp are n/a."""
+        decomposed too: the decomposition is defined, though its brier and nlp are n/a.
+        The resamples' seeds depend on n alone (:func:`scoring.corp_bands.seed_for`), so
+        a participant's own run gives the site's values."""
         fit = isotonic(ctx.p, (ctx.targets == 1).astype(np.float64))
+        n = ctx.p.size
+        bands = corp_bands.consistency_bands(ctx.p, seed=corp_bands.seed_for(n, "bands"))
+        bands["inside"] = corp_bands.inside(bands, ctx.p, ctx.targets)
         return {
             "reliability": reliability(ctx.p, ctx.targets),
             "decomposition": corp(ctx.p, ctx.targets, log_base=ctx.options.log_base, fit=fit),
+            "decomposition_intervals": corp_bands.decomposition_intervals(
+                ctx.p,
+                ctx.targets,
+                seed=corp_bands.seed_for(n, "intervals"),
+                log_base=ctx.options.log_base,
+            ),
             "recalibration": recalibration(ctx.p, ctx.targets, fit=fit),
+            "bands": bands,
             "retention": selective.plot_of(ctx),
         }
 

@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import multiclass, selective
+from .. import certainty, multiclass, selective
 from ..classification import ECE_BINS
 from ..errors import fmt
 from ..hints import CLASS_LABEL, class_summary
@@ -78,6 +78,8 @@ class MulticlassClassification(TaskSpec):
         "(3 or 3.0000000e+00)."
     )
     demo = DEMO
+    certain_what = "some class given probability 0"
+    certain_risk = "a single such example whose true class is one ruled out makes nlp infinite"
 
     # --- files ------------------------------------------------------------------------
 
@@ -174,6 +176,11 @@ class MulticlassClassification(TaskSpec):
         file's decision (spec §7)."""
         decided = ctx.multiclass.point
         return summary(ctx).point if decided is None else decided
+
+    def certain(self, ctx):
+        """Rows ruling out a class after normalisation and averaging
+        (:func:`scoring.certainty.multiclass_certain`)."""
+        return certainty.multiclass_certain(ctx.multiclass)
 
     def subset(self, ctx, mask):
         rows = dataclasses.replace(ctx.multiclass.subset(mask), point=self.is_point(ctx))

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import quantile_scores, regression, selective
+from .. import certainty, quantile_scores, regression, selective
 from ..decomposition import pit_uniformity_test
 from ..distributions import gaussian_stats
 from ..losses import PAPER, Context, register
 from ..options import NmseNormaliser, ScoringOptions, Task
 from ..parse import GAUSSIAN, RegressionRows, check_regression, read_regression
+from ..pit import MeanPit
 from ..plots import pit_summary
 from ..taskspec import Inference, TaskSpec, register_task
 from . import text
@@ -28,6 +29,10 @@ class Regression(TaskSpec):
     settings = ("allow_samples", "min_quantile_gap", "nmse_normaliser", "quantile_levels")
     inference = Inference()  # the fallback
     demo = DEMO
+    certain_what = "zero predictive variance"
+    certain_risk = (
+        "a single such example whose target is not exactly the predicted value makes nlpd infinite"
+    )
 
     def read(self, source, *, path, targets, options, reader):
         # A reader of its own: the blocks task inference read are not kept for this task.
@@ -61,6 +66,10 @@ class Regression(TaskSpec):
     def is_point(self, ctx):
         return ctx.rows.is_point
 
+    def certain(self, ctx):
+        """Zero-variance rows (:func:`scoring.certainty.regression_certain`)."""
+        return certainty.regression_certain(ctx.rows)
+
     def reported(self, ctx):
         """With quantile levels, the coverage ``covP`` of every central interval (spec §8,
         :func:`scoring.quantile_scores.coverages`); none for a non-probabilistic file,
@@ -76,11 +85,14 @@ class Regression(TaskSpec):
     def plot_data(self, ctx):
         """``pit`` (histogram and coverage of central intervals), ``calibration_test``
         (:func:`scoring.decomposition.pit_uniformity_test`) and ``retention``
-        (:func:`scoring.selective.plot_of`, None for a non-probabilistic file)."""
-        pit = ctx.rows.stats.pit
+        (:func:`scoring.selective.plot_of`, None for a non-probabilistic file). Both PIT
+        figures use each example's PIT interval [F(t−), F(t)] (Czado et al. 2009; a
+        sample row's verification rank, :func:`scoring.distributions.sample_stats`)."""
+        low, high = ctx.rows.stats.pit_bounds()
+        mean_pit = MeanPit.of(high, low)  # (sorted once for both)
         return {
-            "pit": pit_summary(pit),
-            "calibration_test": pit_uniformity_test(pit),
+            "pit": pit_summary(mean_pit),
+            "calibration_test": pit_uniformity_test(mean_pit),
             "retention": selective.plot_of(ctx),
         }
 

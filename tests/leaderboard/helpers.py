@@ -89,10 +89,12 @@ def at(minutes: int) -> datetime:
     return VALIDATION + timedelta(minutes=minutes)
 
 
-# The rank cell (the top tier's "≈" marker in it), the rank interval (best view), the method.
+# The rank cell (the top tier's "≈" marker in it), the rank interval (best view; a "†"
+# may follow it), the method.
 ROW_RE = re.compile(
     r'<tr[^>]*>\s*<td class="num">(?:[^<]|<span[^>]*>[^<]*</span>)*</td>\s*'
-    r'(?:<td class="num rank-interval">[^<]*</td>\s*)?<th scope="row">.*?</tr>',
+    r'(?:<td class="num rank-interval">(?:[^<]|<span[^>]*>[^<]*</span>)*</td>\s*)?'
+    r'<th scope="row">.*?</tr>',
     re.S,
 )
 LINK_RE = re.compile(r'href="/submissions/(\d+)/"')

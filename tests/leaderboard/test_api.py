@@ -41,6 +41,7 @@ def test_api_rows(catalysis, ada):
         "authors": "",
         "is_baseline": True,
         "non_probabilistic": False,
+        "certain": None,  # no SplitResult: scored before the count was kept
         "information_gain": 0.0,
         "url": f"http://testserver/submissions/{baseline.pk}/",
         "in_final_ranking": None,  # a validation board: no final selections
@@ -50,6 +51,10 @@ def test_api_rows(catalysis, ada):
         "vs_baseline": dict.fromkeys(["nlp", "01l", "brier", *PLUGINS]),
         "indistinguishable_from_leader": dict.fromkeys(["nlp", "01l", "brier", *PLUGINS]),
         "rank_interval": None,
+        "heavy_tail": dict.fromkeys(["nlp", "01l", "brier", *PLUGINS]),
+        "vs_leader_heavy_tail": dict.fromkeys(["nlp", "01l", "brier", *PLUGINS]),
+        "vs_baseline_heavy_tail": dict.fromkeys(["nlp", "01l", "brier", *PLUGINS]),
+        "rank_interval_heavy_tail": None,
     }
     assert second["submission"] == entry.pk and second["participant"] == "Ada L."
     assert second["mark"] == "<" and second["method"] == "SVM + Platt"

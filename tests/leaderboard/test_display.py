@@ -33,11 +33,13 @@ def test_scores_show_their_interval_and_the_top_tier_is_shaded(board):
         board[k] for k in ("ada", "grace", "alan", "new", "baseline")
     )
     assert page_ids(response) == [ada.pk, grace.pk, baseline.pk, alan.pk, new.pk]
-    # ± half the width, the bounds in the title and in words for screen readers.
-    assert "0.2 ± 0.020 (95 % interval 0.19 to 0.23)" in text
+    # Asymmetric about the score: its distances to the bounds (+0.03 up, −0.01 down), the
+    # bounds in the title and in words for screen readers.
+    assert "0.2 +0.030/−0.010 (95 % interval 0.19 to 0.23)" in text
     assert 'title="95 % interval: 0.19 to 0.23" aria-hidden="true">' in html
+    # Symmetric: ± half the width.
     assert "0.25 ± 0.030 (95 % interval 0.22 to 0.28)" in text
-    assert "0.4 ± ∞ (95 % interval 0.35 to ∞)" in text
+    assert "0.4 +∞/−0.050 (95 % interval 0.35 to ∞)" in text
     assert 'title="95 % interval: 0.35 to ∞"' in html
     # Still computing: the score alone, no claim.
     assert "±" not in _row(html, new.pk) and ">0.5</span>" in _row(html, new.pk)
@@ -56,7 +58,8 @@ def test_scores_show_their_interval_and_the_top_tier_is_shaded(board):
     # The legend above the table.
     legend = text.split("Shaded rows marked ≈")[1].split("Rank Method")[0]
     assert "B = 1000 paired bootstrap resamples" in legend and "0.231 ± 0.012" in legend
-    assert "Scores shown without ± have no interval yet." in legend
+    assert "“0.231 +0.014/−0.009” its distances to the upper and the lower bound" in legend
+    assert "Scores shown without an interval have none yet." in legend
     assert "Rank interval" not in text  # the all-submissions view has no rank intervals
 
 

@@ -63,6 +63,7 @@ def test_the_csv_has_every_row_not_one_page(many):
         "created",
         "baseline",
         "non_probabilistic",
+        "certain",
         "slice",  # empty: the whole split (a slice's board names its slice)
         "nlp",
         "01l",
@@ -84,10 +85,14 @@ def test_the_csv_has_every_row_not_one_page(many):
                 "vs_baseline_lower",
                 "vs_baseline_upper",
                 "indistinguishable_from_leader",
+                "heavy_tail",
+                "vs_leader_heavy_tail",
+                "vs_baseline_heavy_tail",
             )
         ),
         "rank_interval_lower",
         "rank_interval_upper",
+        "rank_interval_heavy_tail",
     ]
     baseline = next(row for row in rows if row["baseline"] == "yes")
     assert (baseline["method"], baseline["nlp_gain_over_baseline_bans"]) == ("Baseline", "0.0")
@@ -115,8 +120,8 @@ def test_a_multiclass_csv_and_json_carry_every_loss_and_the_intervals_of_three(s
     plugins = plugin_losses("multiclass")
     losses = ["nlp", "brier", "01l", "ece", "rmsce", "sce", "ace", "rauc", "aurc", *plugins]
     header = list(rows[0])
-    assert header[10] == "slice"
-    assert header[11 : 12 + len(losses)] == [*losses, "nlp_gain_over_baseline_nats"]
+    assert header[10:12] == ["certain", "slice"]
+    assert header[12 : 13 + len(losses)] == [*losses, "nlp_gain_over_baseline_nats"]
     assert [name for name in header if name.endswith("_vs_leader_lower")] == [
         "nlp_vs_leader_lower",
         "brier_vs_leader_lower",

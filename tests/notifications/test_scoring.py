@@ -224,3 +224,18 @@ def test_every_opted_in_member_of_the_team_is_told(gaze, ada, bob, submit_zip, m
     assert submission.team_id == team.pk
     # Bob made it but asked for nothing; Ada and Cy, members who asked, are told once each.
     assert sorted(m.to[0] for m in mailoutbox) == ["ada@example.org", "cy@example.org"]
+
+
+def test_the_email_repeats_the_pages_sentence_on_examples_claimed_certain(
+    gaze, ada, submit_zip, mailoutbox, client
+):
+    # Four validation rows, two of them with variance 0: a certainty claim on 2 of 4.
+    files = {"gaze_val_predict.txt": b"1 0.5 0.2\n1 0.1 0\n1 -0.3 0\n1 0.2 1.5\n"}
+    submission = submit_zip(ada, gaze.challenge, files, now=VALIDATION, **GP)
+    assert submission.status == Status.SCORED
+    (message,) = mailoutbox
+    client.force_login(ada)
+    page = client.get(f"/submissions/{submission.pk}/").content.decode()
+    [line] = [line for line in message.body.splitlines() if "Claims certainty" in line]
+    assert "2 of 4 examples" in line
+    assert line.strip() in " ".join(page.split())  # the page's own sentence

@@ -113,6 +113,47 @@ def test_ranks_share_the_better_rank_on_ties():
     assert bootstrap.ranks(values).tolist() == [[1, 3], [3, 1], [1, 2], [4, 4]]
 
 
+def test_same_is_a_relative_tolerance_with_equal_infinities_equal():
+    assert bootstrap.same(0.6931471805599453, 0.6931471805599453 * (1 + 3e-13))
+    assert not bootstrap.same(0.6931471805599453, 0.6931471805599453 * (1 + 3e-12))
+    assert bootstrap.same(-2.5, -2.5 * (1 + 5e-13))
+    assert bootstrap.same(0.0, 0.0) and not bootstrap.same(0.0, 1e-300)
+    assert bootstrap.same(math.inf, math.inf) and not bootstrap.same(math.inf, 1e308)
+    assert not bootstrap.same(math.inf, -math.inf) and not bootstrap.same(math.nan, math.nan)
+    out = bootstrap.same(np.array([1.0, 1.0, np.inf]), np.array([1 + 1e-13, 1.1, np.inf]))
+    assert out.tolist() == [True, False, True]
+
+
+def test_differences_within_the_tie_tolerance_are_zero():
+    rng = np.random.default_rng(12)
+    reference = rng.uniform(0.5, 1.5, size=1000)
+    # The same entry summed in another order: 1e-13 relative apart on every resample.
+    values = np.stack([reference * (1 + 1e-13), reference + 0.01])
+    out = bootstrap.differences(values, reference)
+    assert (out[0] == 0).all()
+    assert out[1] == pytest.approx(np.full(1000, 0.01))
+    lead = bootstrap.intervals(out)
+    assert lead[0].tolist() == [0.0, 0.0]
+    assert bootstrap.contains_zero(lead).tolist() == [True, False]
+
+
+def test_ranks_within_the_tie_tolerance_share_the_better_rank():
+    rng = np.random.default_rng(13)
+    base = rng.uniform(0.5, 0.6, size=1000)
+    # Three truly tied entries (rounding apart by 1e-13 relative, in varying order) and
+    # one entry clearly better on every resample.
+    noise = rng.choice([-1.0, 0.0, 1.0], size=(3, 1000)) * 1e-13
+    values = np.vstack([base * (1 + noise), base - 0.1])
+    assert (bootstrap.ranks(values)[:3] == 2).all()
+    assert bootstrap.rank_intervals(values).tolist() == [[2, 2], [2, 2], [2, 2], [1, 1]]
+    leader_tied = np.vstack([base * (1 + noise), base + 0.1])
+    assert bootstrap.rank_intervals(leader_tied).tolist() == [[1, 1]] * 3 + [[4, 4]]
+    # Negative losses (nlpd) and infinities.
+    assert bootstrap.ranks(
+        np.array([[-3.0], [-3.0 * (1 + 1e-13)], [np.inf], [np.inf]])
+    ).ravel().tolist() == [1, 1, 3, 3]
+
+
 def test_rank_intervals_by_hand():
     # Entry 0 is best on 960 of 1000 resamples and second on 40; entry 1 the reverse.
     first = np.where(np.arange(1000) < 960, 0.0, 1.0)

@@ -248,7 +248,14 @@ def test_plot_data_carries_the_decomposition_and_the_calibration_test():
     t = np.where(rng.uniform(size=p.size) < p, 1.0, -1.0)
     result = evaluate(_lines(p), t, options=ScoringOptions(log_base=2))
     data = result.plot_data()
-    assert set(data) == {"reliability", "decomposition", "recalibration", "retention"}
+    assert set(data) == {
+        "reliability",
+        "decomposition",
+        "decomposition_intervals",
+        "recalibration",
+        "bands",
+        "retention",
+    }
     for name in ("brier", "nlp"):
         assert data["decomposition"][name]["score"] == pytest.approx(result.scores[name], rel=1e-12)
     assert data["decomposition"] == corp(p, t, log_base=2)

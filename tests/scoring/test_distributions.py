@@ -326,7 +326,9 @@ def test_sample_crps_by_hand():
     s = sample_stats(np.array([[1.0, 3.0]]), np.array([2.0]))
     # (1/2)(1 + 1) - (1/8)(2 + 2) = 0.5
     assert s.crps[0] == pytest.approx(0.5, rel=1e-15)
-    assert s.mean[0] == 2.0 and s.pit[0] == 0.5
+    assert s.mean[0] == 2.0
+    # t is between the members: verification rank 1 of {0, 1, 2}, PIT uniform on [1/3, 2/3]
+    assert (s.pit_low[0], s.pit[0]) == (1 / 3, 2 / 3)
     assert np.isnan(s.logpdf[0])
     one = sample_stats(np.array([[4.0]]), np.array([1.5]))
     assert one.crps[0] == 2.5  # one value: a point prediction

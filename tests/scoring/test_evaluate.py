@@ -347,9 +347,14 @@ def test_plot_data_for_both_tasks():
     ).plot_data()
     pit = reg["pit"]
     assert pit["n"] == 3
-    assert [b["count"] for b in pit["bins"]] == [0, 0, 0, 0, 0, 2, 0, 0, 0, 1]  # 0.5, 0.55, 1.0
+    # PIT 0.5, 0.55 and, for the sample (verification rank 4 of 0…4), uniform on [0.8, 1]
+    assert [b["count"] for b in pit["bins"]] == [0, 0, 0, 0, 0, 2, 0, 0, 0.5, 0.5]
     assert list(pit["coverage"]) == ["10", "20", "30", "40", "50", "60", "70", "80", "90", "95"]
-    assert [pit["coverage"][level] for level in ("50", "80", "95")] == [pytest.approx(2 / 3)] * 3
+    assert [pit["coverage"][level] for level in ("50", "80", "95")] == [
+        pytest.approx(2 / 3),
+        pytest.approx(2.5 / 3),  # [0.1, 0.9] holds half of [0.8, 1]
+        pytest.approx(2.875 / 3),  # [0.025, 0.975] holds 0.875 of it
+    ]
 
 
 def test_scoring_error_interface():

@@ -15,7 +15,8 @@ from .test_multiclass import ECE, PROBS, RMSCE, Y
 
 def test_the_calibration_part_is_plot_data_without_the_ensemble():
     summary = mc.summarize(PROBS, Y)
-    assert multiclass_plot.calibration_plot(summary) == mc.plot_data(PROBS, Y, summary=summary)
+    got = mc.plot_data(PROBS, Y, summary=summary)
+    assert multiclass_plot.calibration_plot(summary, PROBS) == got
     assert (mc.PICTURED_CLASSES, mc.TOP_CONFUSIONS) == (20, 20)
 
 

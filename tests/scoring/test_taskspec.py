@@ -57,6 +57,9 @@ class Classes(TaskSpec):
     def is_point(self, ctx):
         return bool(np.isin(ctx.p, (0.0, 1.0)).all())
 
+    def certain(self, ctx):
+        return int(np.count_nonzero((ctx.p == 0).any(axis=1)))
+
     def subset(self, ctx, mask):
         return Context(ctx.task, ctx.targets[mask], ctx.options, ctx.train_targets, p=ctx.p[mask])
 
@@ -98,7 +101,7 @@ def test_a_registered_task_is_scored_like_the_built_in_ones(classes):
     result = evaluate(PREDICTIONS, TARGETS, task="classes")
     want = -(math.log(0.7) + math.log(0.1) + math.log(0.5) + math.log(0.2)) / 4
     assert result.task == "classes" and result.scores == {"classes_nlp": pytest.approx(want)}
-    assert result.non_probabilistic is False
+    assert result.non_probabilistic is False and result.certain == 0
     assert result.plot_data() == {"mean_probabilities": pytest.approx([0.4375, 0.3625, 0.2])}
     assert result.terms()["classes_nlp"] == pytest.approx(-np.log([0.7, 0.1, 0.5, 0.2]))
     assert result.subset(arr(1, 0, 1, 0) == 1).scores["classes_nlp"] == pytest.approx(

@@ -192,7 +192,7 @@ def test_participant_signs_up_downloads_uploads_and_sees_the_score(
     column = [headers.nth(i).get_attribute("aria-sort") for i in range(headers.count())].index(
         "ascending"
     )
-    # Each score's exact value is its first span's title (a "± …" interval may follow).
+    # Each score's exact value is its first span's title (an interval may follow).
     values = [
         float(row.locator("th, td").nth(column).locator("span").first.get_attribute("title"))
         for row in board.locator("tbody tr").all()
@@ -201,8 +201,9 @@ def test_participant_signs_up_downloads_uploads_and_sees_the_score(
     shoot(page, screenshots, "participant_10_leaderboard_by_crps")
 
     # The worker computes the split's bootstrap intervals after the score (debounced):
-    # each score gets its "± …", the top tier its shading, and the forest plot its bars.
-    wait_for_text(page, entry, "±")
+    # each score gets its "± …" (or "+a/−b"; screen readers read the bounds), the top tier
+    # its shading, and the forest plot its bars.
+    wait_for_text(page, entry, "95 % interval")
     expect(board.locator("tbody tr.tied").first).to_be_visible()
     page.locator("details.forest summary").click()
     expect(page.locator("img[src*='forest.svg']")).to_be_visible()
@@ -435,7 +436,7 @@ def test_organiser_runs_a_challenge_from_a_new_draft_to_published_results(
         final = board.locator("tbody tr", has_text="Final entry")
         expect(final).to_have_count(1)
         # Its test intervals were computed before publication and appear with the scores.
-        expect(final).to_contain_text("±")
+        expect(final).to_contain_text("95 % interval")
         shoot(anonymous, screenshots, "organiser_08_test_leaderboard_public")
         scores = Client(stack.base_url).get(f"/api/v1/submissions/{pk}/").json()["scores"]
         assert set(scores) == {"val", "test"} and scores["test"]["nlpd"] is not None

@@ -94,6 +94,7 @@ def test_each_item_shows_what_the_detail_shows(api_client, gaze, participant, su
             "withdrawn_at": None,
             "scores": detail["scores"],
             "ladder": detail["ladder"],
+            "certain": detail["certain"],
         }
     # Test scores stay hidden until the results are published (then the detail shows them).
     assert set(item["scores"]) == {"val"}

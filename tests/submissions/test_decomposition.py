@@ -12,6 +12,7 @@ import scoring
 from challenge_site.submissions.evaluation import read_dataset_targets
 from challenge_site.submissions.models import SplitResult
 from datasets.models import Split
+from scoring.corp_bands import decomposition_intervals, seed_for
 from scoring.decomposition import corp
 from tests.factories import AFTER, TEST_PHASE, VALIDATION
 from tests.pages import page_text
@@ -48,12 +49,17 @@ def test_page_explains_a_visible_classification_split(both_splits, catalysis, ot
     assert f"Validation {CAPTION}" in text and SENTENCE in text
     assert "lower is better" in text and "higher is better" in text
     targets = read_dataset_targets(catalysis, [Split.VAL])[Split.VAL]
-    expected = corp(_values(files["catalysis_val_predict.txt"]), targets)
-    row = " ".join(
-        f"{value:.4g}"
-        for value in (expected["nlp"][part] for part in ("score", "mcb", "dsc", "unc"))
+    p = _values(files["catalysis_val_predict.txt"])
+    expected = corp(p, targets)["nlp"]
+    # MCB and DSC with their 95 % bootstrap intervals, from the n-derived seed.
+    bounds = decomposition_intervals(p, targets, seed=seed_for(p.size, "intervals"))["nlp"]
+    mcb, dsc = (
+        f"{expected[part]:.4g} [{bounds[part][0]:.4g}, {bounds[part][1]:.4g}]"
+        for part in ("mcb", "dsc")
     )
+    row = f"{expected['score']:.4g} {mcb} {dsc} {expected['unc']:.4g}"
     assert f"Loss Score MCB DSC UNC nlp {row} brier" in text
+    assert "In brackets: 95 % intervals from 1000 bootstrap resamples" in text
 
 
 def test_api_gives_the_decomposition_of_visible_splits(both_splits, catalysis, other):

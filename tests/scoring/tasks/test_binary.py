@@ -64,7 +64,14 @@ def test_a_file_of_zeros_and_ones_is_a_point_prediction():
 def test_probing_compares_the_probabilities_and_the_plots_are_its_own():
     result = evaluate(lines_of(["0.5", "0.25", "0.5"]), arr(1, -1, 1), task="classification")
     assert TASK.probe_values(result.context).tolist() == [[0.5], [0.25], [0.5]]
-    assert set(result.plot_data()) == {"reliability", "decomposition", "recalibration", "retention"}
+    assert set(result.plot_data()) == {
+        "reliability",
+        "decomposition",
+        "decomposition_intervals",
+        "recalibration",
+        "bands",
+        "retention",
+    }
     subset = TASK.subset(result.context, np.array([True, False, True]))
     assert subset.p.tolist() == [0.5, 0.5] and subset.targets.tolist() == [1.0, 1.0]
 
