@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .decomposition import stack_pav
+
 # At most this many groups (+ 2: the tie groups of 0 and 1 stay apart) enter a PAV row.
 # B · GROUPS = 2·10⁶ group values for the 1,000 bootstrap rows: about 1 s in all.
 GROUPS = 2000
@@ -64,23 +66,6 @@ def group_starts(xs: np.ndarray, *, limit: int = GROUPS) -> np.ndarray:
     if 0 < one_start < n and xs[-1] == 1.0:
         extra.append(one_start)
     return np.unique(np.concatenate([starts, np.asarray(extra, dtype=starts.dtype)]))
-
-
-def _stack(count: np.ndarray, total: np.ndarray) -> np.ndarray:
-    """The block starts of PAV over one row (classic stack pass): a block is pooled
-    into the one below while its mean is not above that one's (cross products)."""
-    first: list[int] = []
-    n_stack: list[float] = []
-    s_stack: list[float] = []
-    for b, (c, s) in enumerate(zip(count.tolist(), total.tolist(), strict=True)):
-        while s_stack and s_stack[-1] * c >= s * n_stack[-1]:
-            c += n_stack.pop()
-            s += s_stack.pop()
-            b = first.pop()
-        first.append(b)
-        n_stack.append(c)
-        s_stack.append(s)
-    return np.array(first, dtype=np.intp)
 
 
 def pool(count, total, first) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -138,6 +123,6 @@ def pool(count, total, first) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for r in np.unique(row[1:][violates]).tolist():
         a, b = bounds[r], bounds[r + 1]
         keep[a:b] = False
-        keep[a + _stack(count[a:b], total[a:b])] = True
+        keep[a + stack_pav(count[a:b], total[a:b])[0]] = True
     starts = np.flatnonzero(keep)
     return lo[starts], np.add.reduceat(count, starts), np.add.reduceat(total, starts)

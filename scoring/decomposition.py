@@ -106,8 +106,17 @@ def isotonic(p, o) -> Isotonic:
         )
         if not shrunk:
             break
-    # The stack-based PAV: a block is pooled into the one below while its mean is not
-    # above that one's.
+    first, n_blocks, s_blocks = stack_pav(count, total)
+    lo = lo[first]
+    hi = np.append(lo[1:], ps.size)[: lo.size] - 1
+    return Isotonic(p, order, lo, hi, n_blocks, s_blocks)
+
+
+def stack_pav(count, total) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The stack-based PAV over groups of weights ``count`` and outcome sums ``total``, in
+    order: a block is pooled into the one below while its mean is not above that one's
+    (compared by cross products: no division). Returns each block's first group, its
+    weight and its outcome sum."""
     first: list[int] = []
     n_stack: list[float] = []
     s_stack: list[float] = []
@@ -119,10 +128,10 @@ def isotonic(p, o) -> Isotonic:
         first.append(b)
         n_stack.append(c)
         s_stack.append(s)
-    lo = lo[np.array(first, dtype=np.intp)]
-    hi = np.append(lo[1:], ps.size)[: lo.size] - 1
-    return Isotonic(
-        p, order, lo, hi, np.array(n_stack, dtype=np.float64), np.array(s_stack, dtype=np.float64)
+    return (
+        np.array(first, dtype=np.intp),
+        np.array(n_stack, dtype=np.float64),
+        np.array(s_stack, dtype=np.float64),
     )
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .models import SplitResult
-from .plots import COLOUR, IDEAL, cached_picture, count_bars, to_svg
+from .plots import COLOUR, IDEAL, cached_picture, count_bars, draw_band, to_svg
 
 GAP = "#c0392b"
 DATA = "#1f5fbf"
@@ -37,22 +37,13 @@ def corp_curve(axes, corp: dict | None) -> None:
     over the bins, in its consistency band; nothing for results scored before it."""
     if not corp:
         return
-    points = (corp.get("bands") or {}).get("points") or []
-    if points:
-        axes.fill_between(
-            [x for x, _, _ in points],
-            [lower for _, lower, _ in points],
-            [upper for _, _, upper in points],
-            color=BAND,
-            alpha=0.35,
-            linewidth=0,
-            label=f"{round(100 * corp['bands'].get('level', 0.9))} % consistency band",
-        )
+    draw_band(axes, corp.get("bands"), color=BAND, alpha=0.35)
     axes.plot(
         [x for x, _ in corp["curve"]],
         [y for _, y in corp["curve"]],
         color=CORP,
         linewidth=2,
+        marker="o" if len(corp["curve"]) == 1 else None,  # one confidence: a point, seen
         label="CORP: recalibrated (PAV)",
     )
 

@@ -40,6 +40,25 @@ def count_bars(axes, bins: list[dict]) -> None:
     )
 
 
+def draw_band(axes, bands: dict | None, *, color: str, alpha: float) -> None:
+    """A CORP consistency band (scoring.corp_bands.consistency_bands) shaded on ``axes``,
+    with its legend entry; nothing where there is no area to shade (no band stored, or
+    one forecast value only: every confidence 1), so that the legend names only what is
+    drawn."""
+    points = (bands or {}).get("points") or []
+    if len(points) < 2 or all(lower == upper for _, lower, upper in points):
+        return
+    axes.fill_between(
+        [x for x, _, _ in points],
+        [lower for _, lower, _ in points],
+        [upper for _, _, upper in points],
+        color=color,
+        alpha=alpha,
+        linewidth=0,
+        label=f"{round(100 * bands.get('level', 0.9))} % consistency band",
+    )
+
+
 def reliability_svg(
     bins: list[dict],
     *,
@@ -71,18 +90,7 @@ def reliability_svg(
             label="predictions",
         )
     else:
-        points = (bands or {}).get("points") or []
-        if points:
-            level = round(100 * bands.get("level", 0.9))
-            top.fill_between(
-                [x for x, _, _ in points],
-                [lower for _, lower, _ in points],
-                [upper for _, _, upper in points],
-                color=COLOUR,
-                alpha=0.18,
-                linewidth=0,
-                label=f"{level} % consistency band",
-            )
+        draw_band(top, bands, color=COLOUR, alpha=0.18)
         curve = recalibration["curve"]
         top.plot(
             [x for x, _ in curve],

@@ -95,3 +95,14 @@ def test_the_top_label_diagram_draws_its_corp_curve_in_its_band():
     older = {key: value for key, value in top_label.items() if key != "corp"}
     svg = multiclass_plots.top_label_svg(older, title="three classes, test split")
     assert BAND_LABEL not in svg and "CORP" not in svg and "gap to the mean confidence" in svg
+
+
+def test_one_hot_votes_name_no_band_in_the_legend():
+    # Every confidence is 1: the band is one point with no area, so the legend must not
+    # name it; the CORP curve is a single point, drawn as a marker.
+    y = np.random.default_rng(7).integers(0, 3, size=200)
+    probs = np.eye(3)[np.roll(y, 1)]
+    top_label = multiclass.plot_data(probs, y)["top_label"]
+    svg = multiclass_plots.top_label_svg(top_label, title="one-hot votes")
+    assert BAND_LABEL not in svg
+    assert "CORP: recalibrated (PAV)" in svg
