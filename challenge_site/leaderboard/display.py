@@ -83,7 +83,9 @@ def _offsets(value: float, lower: float, upper: float) -> str | None:
     finite = math.isfinite(above) and math.isfinite(below)
     if finite and up == down:
         return f"±\u00a0{_half_width((upper - lower) / 2)}"
-    return f"+{up}/−{down}"
+    # A break opportunity after the slash: a board with many loss columns wraps the two
+    # offsets rather than grow wider than the page (a "± h" is short enough not to).
+    return f"+{up}/<wbr>−{down}"
 
 
 def _interval(value: float | None, interval: Interval | None) -> str:
@@ -100,9 +102,10 @@ def _interval(value: float | None, interval: Interval | None) -> str:
             f' <span class="pm" title="{NO_SPREAD}" aria-hidden="true">no spread{dagger}</span>'
             f'<span class="visually-hidden"> (95 % interval: {NO_SPREAD})</span>{words}'
         )
-    shown = _offsets(value, lower, upper) or f"[{score(lower)},\u00a0{score(upper)}]"
+    shown = _offsets(value, lower, upper) or f"[{score(lower)},<wbr>\u00a0{score(upper)}]"
+    kind = "pm" if shown.startswith("±") else "pm asym"  # asym: may wrap at its <wbr>
     return (
-        f' <span class="pm" title="95 % interval: {_exact(lower)} to {_exact(upper)}"'
+        f' <span class="{kind}" title="95 % interval: {_exact(lower)} to {_exact(upper)}"'
         f' aria-hidden="true">{shown}{dagger}</span>'
         f'<span class="visually-hidden"> (95 % interval {score(lower)} to {score(upper)})</span>'
         f"{words}"
