@@ -1,4 +1,5 @@
-# The site's image: gunicorn (web) and celery (worker) run from it; see docker-compose.yml.
+# The site's image: gunicorn (web) and celery (worker -Q scoring, background -Q
+# intervals,boards,mail,celery, beat) run from it; see docker-compose.yml and README.md.
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -28,4 +29,6 @@ RUN DJANGO_DEBUG=0 SECRET_KEY=collectstatic-only ALLOWED_HOSTS=localhost \
 
 USER app
 EXPOSE 8000
-CMD ["gunicorn", "challenge_site.wsgi", "--bind", "0.0.0.0:8000", "--access-logfile", "-"]
+# Sync workers and gunicorn's 30 s timeout, stated (README.md, "Production": no request
+# does whole-board work).
+CMD ["gunicorn", "challenge_site.wsgi", "--bind", "0.0.0.0:8000", "--worker-class", "sync", "--timeout", "30", "--access-logfile", "-"]

@@ -50,7 +50,10 @@ demo: install $(DEMO)/.stamp
 	$(BIN)/python manage.py import_challenge $(DEMO)/covshift
 	$(BIN)/python manage.py import_challenge $(DEMO)/probing
 	$(BIN)/python manage.py import_challenge $(DEMO)/cifar10c
-	$(BIN)/python manage.py load_demo_submissions epuc covshift probing cifar10c
+	# teamwork's dates follow the day: written again, so it is in its validation phase.
+	$(BIN)/python -m datasets.demo.generate $(DEMO) --only teamwork
+	$(BIN)/python manage.py import_challenge $(DEMO)/teamwork
+	$(BIN)/python manage.py load_demo_submissions epuc covshift probing cifar10c teamwork
 
 run: demo
 	$(BIN)/python manage.py runserver $(ADDRESS)

@@ -2,9 +2,12 @@
 
 Starts the throwaway stack of the stack tests (tests/stack/harness.py: gunicorn with 2
 processes, Celery beat, this machine's PostgreSQL and Redis, a fresh database) with
-Celery workers of one scoring process each, imports a challenge whose regression
-dataset has 20,000 validation rows, and uploads 20,000-row regression prediction files
-(Gaussian rows ``1 m v``) through the API, as participants do:
+Celery workers of one scoring process each, consuming the ``scoring`` queue only, and
+one background worker for the other queues (intervals, plots, exports, e-mail: the
+README's production layout, so that the figures are the scoring workers' own), imports
+a challenge whose regression dataset has 20,000 validation rows, and uploads
+20,000-row regression prediction files (Gaussian rows ``1 m v``) through the API, as
+participants do:
 
 - sequential: one upload at a time, each waited for (an idle stack's latency);
 - throughput, for each worker count of ``--workers``: the workers stop consuming,
@@ -51,6 +54,10 @@ from tests.stack.harness import Stack, wait_until  # noqa: E402
 
 PARTICIPANTS = 50
 UPLOAD_THREADS = 16
+# The scoring workers' queue, and the background worker's (settings.CELERY_TASK_ROUTES).
+SCORING_QUEUE = "scoring"
+BACKGROUND_QUEUES = "intervals,boards,mail,celery"
+BACKGROUND = "background"
 
 
 def percentile(values, q) -> float:
@@ -94,16 +101,23 @@ def main(argv: list[str] | None = None) -> int:
         from tests.stack.s3 import SeaweedS3
 
         s3 = SeaweedS3(Path(tempfile.mkdtemp(prefix="bench-s3-"))).start()
-        stack = HostsStack(workers=most, s3=s3, **options)
+        # One host more than the scoring workers: the background worker's.
+        stack = HostsStack(workers=most + 1, s3=s3, queues=SCORING_QUEUE, **options)
         names = dict(stack.worker_hostnames)
+        background = {name: names.pop(name) for name in list(names)[-1:]}
     else:
-        stack = Stack(**options)
+        stack = Stack(queues=SCORING_QUEUE, **options)
         names = {"worker": stack.worker_name}
         for index in range(2, most + 1):
             names[f"worker{index}"] = f"worker{index}-{secrets.token_hex(3)}@{socket.gethostname()}"
+        background = {BACKGROUND: f"{BACKGROUND}-{secrets.token_hex(3)}@{socket.gethostname()}"}
     stack.setup_django()
     try:
         stack.start()
+        ((name, hostname),) = background.items()
+        stack.stop_process(name)  # (a HostsStack starts it with the scoring queue)
+        stack.start_worker(name, hostname, queues=BACKGROUND_QUEUES)
+        stack.background_name = hostname
         figures = run(stack, names, args)
     finally:
         stack.stop()
@@ -124,8 +138,11 @@ def use_workers(stack, names: dict[str, str], count: int) -> None:
     for name in order[:count]:
         if name not in stack.processes:
             stack.start_worker(name, names[name])
-    stack.worker_names = [names[name] for name in order[:count]]
+    # Every worker answering, the background one too; then the scoring ones alone are
+    # the stack's workers (paused and resumed by the throughput runs).
+    stack.worker_names = [names[name] for name in order[:count]] + [stack.background_name]
     stack.wait_worker_ready()
+    stack.worker_names = stack.worker_names[:-1]
 
 
 def describe(stack, names) -> str:
@@ -194,12 +211,14 @@ def run(stack, names: dict[str, str], args) -> dict:
     try:
         for count in args.workers:
             use_workers(stack, names, count)
-            control.control.cancel_consumer("celery", destination=stack.worker_names, reply=True)
+            control.control.cancel_consumer(
+                SCORING_QUEUE, destination=stack.worker_names, reply=True
+            )
             with ThreadPoolExecutor(4) as pool:
                 ids = [pk for pk, _, _ in pool.map(upload, range(args.burst))]
             waiting = Submission.objects.filter(pk__in=ids, status="queued").count()
             started = time.time()
-            control.control.add_consumer("celery", destination=stack.worker_names, reply=True)
+            control.control.add_consumer(SCORING_QUEUE, destination=stack.worker_names, reply=True)
             finished = wait(ids, 600)
             elapsed = max(finished.values()) - started
             throughput.append(
@@ -298,7 +317,8 @@ def report(figures: dict) -> None:
     seq, rush = figures["sequential"], figures["deadline"]
     print(
         f"stack: gunicorn ({figures['gunicorn_workers']} processes), Celery workers of one "
-        f"scoring process each: {figures['workers']}; PostgreSQL and Redis on this machine"
+        f"scoring process each on the scoring queue: {figures['workers']}; one background "
+        "worker for the other queues; PostgreSQL and Redis on this machine"
     )
     print(
         f"file: {figures['rows']:,}-row regression predictions (Gaussian rows '1 m v'), "

@@ -5,12 +5,19 @@ a string it refuses ("A string literal cannot contain NUL"), which would be a 50
 No URL, parameter, header or cookie of the site ever needs one.
 """
 
-from django.http import HttpResponseBadRequest
+import time
+
+from django.conf import settings
+from django.http import HttpResponse, HttpResponseBadRequest
 
 NUL = "\x00"
 # The session key of the challenges an organiser looks at as a participant would
 # (challenges.preview sets it; challenges.policy.previewing reads what this puts on the user).
 PREVIEW_SESSION_KEY = "participant_preview"
+# When the preview was last switched on (seconds since the epoch): it ends by itself
+# PREVIEW_SECONDS later, so an organiser never keeps a participant's view for days.
+PREVIEW_STARTED_KEY = "participant_preview_started"
+PREVIEW_SECONDS = 3600
 
 
 def _has_nul(request) -> bool:
@@ -47,6 +54,37 @@ class ParticipantPreviewMiddleware:
     def __call__(self, request):
         session = getattr(request, "session", None)
         ids = session.get(PREVIEW_SESSION_KEY) if session is not None else None
+        if ids and time.time() - session.get(PREVIEW_STARTED_KEY, 0) > PREVIEW_SECONDS:
+            session.pop(PREVIEW_SESSION_KEY, None)
+            session.pop(PREVIEW_STARTED_KEY, None)
+            ids = None
         if ids and request.user.is_authenticated:
             request.user.participant_preview = frozenset(ids)
+        return self.get_response(request)
+
+
+class DeclaredLengthLimitMiddleware:
+    """Answers 413 at once when a request declares a body larger than anything a
+    participant may send (a submission zip and the form's other fields), before any of
+    the body is read: a ``Content-Length: 5000000000`` with no body would otherwise hold a
+    web worker while it waits for bytes that never come. Staff are exempt (organisers
+    upload dataset files in the admin, which have no such limit)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        try:
+            declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            declared = 0
+        limit = settings.SUBMISSION_MAX_UPLOAD_BYTES + settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if declared > limit and not request.user.is_staff:
+            return HttpResponse(
+                f"The request declares {declared:,} bytes; this site accepts at most "
+                f"{limit:,} (a submission zip of at most "
+                f"{settings.SUBMISSION_MAX_UPLOAD_BYTES / 1_000_000:.1f} MB and its form).\n",
+                status=413,
+                content_type="text/plain; charset=utf-8",
+            )
         return self.get_response(request)

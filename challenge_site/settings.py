@@ -234,6 +234,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # 413 before reading a body declared larger than a participant may send.
+    "challenge_site.middleware.DeclaredLengthLimitMiddleware",
     "challenge_site.middleware.ParticipantPreviewMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -343,7 +345,20 @@ SUBMISSION_MAX_COMPRESSION_RATIO = env_int("SUBMISSION_MAX_COMPRESSION_RATIO", 1
 SUBMISSION_MAX_ZIP_ENTRIES = env_int("SUBMISSION_MAX_ZIP_ENTRIES", 100, minimum=1)
 SUBMISSION_SCORING_TIMEOUT = env_int("SUBMISSION_SCORING_TIMEOUT", 600, minimum=10)
 SUBMISSION_MAX_ATTEMPTS = env_int("SUBMISSION_MAX_ATTEMPTS", 3, minimum=1)
-SUBMISSION_SWEEP_INTERVAL = env_int("SUBMISSION_SWEEP_INTERVAL", 60, minimum=1)
+SUBMISSION_SWEEP_INTERVAL = env_int("SUBMISSION_SWEEP_INTERVAL", 15, minimum=1)
+# A running scoring attempt refreshes Submission.heartbeat_at every HEARTBEAT_INTERVAL
+# seconds (submissions/heartbeat.py); once its beat is older than HEARTBEAT_STALE the
+# sweep (every SWEEP_INTERVAL) and the next delivery take the run over: a worker host that
+# died costs about STALE + SWEEP_INTERVAL seconds, not the whole SCORING_TIMEOUT.
+SUBMISSION_HEARTBEAT_INTERVAL = env_int("SUBMISSION_HEARTBEAT_INTERVAL", 10, minimum=1)
+SUBMISSION_HEARTBEAT_STALE = env_int(
+    "SUBMISSION_HEARTBEAT_STALE", 3 * SUBMISSION_HEARTBEAT_INTERVAL, minimum=1
+)
+if SUBMISSION_HEARTBEAT_STALE < 2 * SUBMISSION_HEARTBEAT_INTERVAL:
+    # One late beat (a busy machine, a slow database) must not hand a live run to another.
+    raise ImproperlyConfigured(
+        "SUBMISSION_HEARTBEAT_STALE must be at least twice SUBMISSION_HEARTBEAT_INTERVAL"
+    )
 # Memory: a scoring run in a worker's pool process may grow its address space by at most
 # SUBMISSION_MAX_MEMORY_BYTES (RLIMIT_AS, set for the run only; more ends it as failed),
 # and a pool process whose resident memory exceeds CELERY_WORKER_MAX_MEMORY_PER_CHILD
@@ -354,10 +369,11 @@ CELERY_WORKER_MAX_MEMORY_PER_CHILD = env_int(
 )
 # Uploads of one user found invalid or failed (any challenge, any dataset) per UTC day;
 # further uploads that day are refused. Zips of invalid submissions are deleted this
-# many days after they were found invalid (their error reports stay).
+# many days after they were found invalid (their error reports stay); 0: as soon as they
+# are found invalid, so that invalid uploads store nothing but their reports.
 SUBMISSION_MAX_REJECTED_PER_DAY = env_int("SUBMISSION_MAX_REJECTED_PER_DAY", 50, minimum=1)
 SUBMISSION_INVALID_ZIP_RETENTION_DAYS = env_int(
-    "SUBMISSION_INVALID_ZIP_RETENTION_DAYS", 7, minimum=1
+    "SUBMISSION_INVALID_ZIP_RETENTION_DAYS", 0, minimum=0
 )
 # An upload over a submission limit is still checked for format problems, in the web
 # request (a broken file gets its line errors, a valid one the 429): for this many
@@ -475,7 +491,11 @@ AUTHENTICATION_BACKENDS = [
 AXES_ENABLED = True
 AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
 AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_COOLOFF_MINUTES)
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# The (user name, address) pair is locked, never a user name alone: an attacker cannot
+# lock a named user out (who still signs in from any other address), and one person's
+# typos do not lock everyone behind a shared address. Addresses are throttled apart
+# (RATE_LIMITS["login"]: log-in forms sent per address).
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 # Attempts made during a lock-out are refused without being stored: the lock ends
 # LOGIN_COOLOFF_MINUTES after the failure that caused it, and a client hammering a
 # locked form writes nothing.
@@ -500,6 +520,9 @@ RATE_LIMITS = {
     # Sign-up and password-reset forms sent (POST), per address.
     "signup": env_rate("SIGNUP_RATE", "10/hour"),
     "password_reset": env_rate("PASSWORD_RESET_RATE", "5/hour"),
+    # Log-in forms sent (POST), per address, right or wrong: bounds the guesses one
+    # address makes across many user names (each pair is locked after LOGIN_FAILURE_LIMIT).
+    "login": env_rate("LOGIN_RATE", "60/hour"),
 }
 
 # --- Content-Security-Policy and caching ----------------------------------------------
@@ -565,7 +588,41 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 if SUBMISSION_SCORING_TIMEOUT + 30 >= 3600:
     raise ImproperlyConfigured("SUBMISSION_SCORING_TIMEOUT must be below 3570 seconds")
-# `celery -A challenge_site beat` sends these; the sweep re-queues stuck submissions.
+# Queues by urgency: scoring has workers of its own (`celery … worker -Q scoring`), so
+# interval runs, plots, exports and e-mail never wait in front of an upload; one
+# `background` worker consumes the rest (`-Q intervals,boards,mail,celery`). Routed by
+# task name, as every task is sent by name; anything unlisted goes to "celery".
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+TASK_QUEUES = {
+    "scoring": ["submissions.score", "submissions.sweep", "submissions.purge_invalid_zips"],
+    "intervals": ["leaderboard.intervals", "leaderboard.sweep_intervals"],
+    "boards": [
+        "leaderboard.draw_plot",
+        "leaderboard.build_export",
+        "leaderboard.sweep_boards",
+        "leaderboard.compute_statistics",
+        "leaderboard.sweep_statistics",
+    ],
+    "mail": [
+        "notifications.scoring_finished",
+        "notifications.resume_results",
+        "mailing.send_batch",
+    ],
+    # Short: it publishes the results whose time has come (and their results e-mail).
+    "celery": ["challenges.publish_scheduled"],
+}
+CELERY_TASK_ROUTES = {
+    task: {"queue": queue} for queue, tasks in TASK_QUEUES.items() for task in tasks
+}
+# Every queue declared: a worker started without -Q (one machine, development) consumes
+# them all, instead of "celery" alone; production hosts name theirs (README).
+CELERY_TASK_QUEUES = {
+    queue: {"exchange": queue, "routing_key": queue}
+    for queue in [*TASK_QUEUES, CELERY_TASK_DEFAULT_QUEUE]
+}
+# `celery -A challenge_site beat` sends these; the sweep re-queues stuck submissions. Not
+# given an expiry: behind a backlog of scoring runs every sweep would expire unrun; the
+# few that pile up meanwhile cost a query each.
 CELERY_BEAT_SCHEDULE = {
     "sweep-submissions": {
         "task": "submissions.sweep",
@@ -577,6 +634,14 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-intervals": {"task": "leaderboard.sweep_intervals", "schedule": 300.0},
     # Queues again the results e-mails whose task was lost (challenge_site.notifications).
     "resume-results-emails": {"task": "notifications.resume_results", "schedule": 300.0},
+    # Sends the plots (and whole-board exports) asked for and left behind (a lost task,
+    # a broker that was down, a worker that died mid-drawing).
+    "sweep-boards": {"task": "leaderboard.sweep_boards", "schedule": 60.0},
+    # Sends the statistics computations whose task was lost (statistics_snapshots).
+    "sweep-statistics": {"task": "leaderboard.sweep_statistics", "schedule": 60.0},
+    # Publishes the results of challenges whose publish_results_at has come: at most a
+    # minute late, as the field's help says "at the first sweep after the time".
+    "publish-scheduled-results": {"task": "challenges.publish_scheduled", "schedule": 60.0},
 }
 
 # --- Logging ------------------------------------------------------------------

@@ -167,9 +167,9 @@ def login_locked_out(request, original_response=None, credentials=None):
     limit = settings.AXES_FAILURE_LIMIT
     cool_off = wait_text(int(get_cool_off(request).total_seconds()))
     message = (
-        f"Too many failed log-ins: after {limit} wrong passwords for a user name, or from "
-        f"one address, log-ins are refused for {cool_off}, even with the right password. "
-        f"Please try again in {wait_text(wait)}, or reset your password."
+        f"Too many failed log-ins: after {limit} wrong passwords for a user name from one "
+        f"address, its log-ins from that address are refused for {cool_off}, even with the "
+        f"right password. Please try again in {wait_text(wait)}, or reset your password."
     )
     return too_many_requests(
         request, title="Log-in locked for a while", message=message, retry_after=wait

@@ -9,6 +9,7 @@ from challenge_site.challenges.admin_scope import (
     ScopedInlineMixin,
 )
 
+from . import deletion
 from .forms import DatasetRankingForm
 from .models import Dataset, DatasetFile, Kind
 from .services import (
@@ -108,6 +109,11 @@ class DatasetAdmin(ChallengeScopedAdmin):
         if policy.is_superuser(request.user):
             return True
         return obj is not None and policy.may_delete_dataset(request.user, obj.challenge)
+
+    def get_deleted_objects(self, objs, request):
+        """The confirmation's list of what is lost, counted (deletion.lost), rather than
+        Django's walk over every related row (a page per score of a large board)."""
+        return deletion.lost(objs), deletion.counts(objs), set(), []
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)

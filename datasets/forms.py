@@ -1,4 +1,5 @@
 import math
+import re
 
 from django import forms
 
@@ -269,8 +270,30 @@ class DatasetUploadForm(DatasetForm):
                     existing=kept,
                 )
             except DatasetFilesError as error:
-                self.add_error("upload", error.problems)
+                self.add_error("upload", summarised(error.problems))
         return cleaned
+
+
+# Line-level problems shown in the admin's error list (one narrow item each): beyond them
+# one line counts the rest, as the participant's report keeps a long one readable.
+SHOWN_LINES = 8
+_LINE_PROBLEM = re.compile(r"^[^:\n]+:\d+: ")
+
+
+def summarised(problems: list[str], *, shown: int = SHOWN_LINES) -> list[str]:
+    """The report's summaries and file-level lines (``PATH: message``) all, the first
+    ``shown`` line-level ones (``PATH:LINE: message``), then how many more there are."""
+    lines = [problem for problem in problems if _LINE_PROBLEM.match(problem)]
+    if len(lines) <= shown:
+        return list(problems)
+    kept = set(lines[:shown])
+    result = [p for p in problems if not _LINE_PROBLEM.match(p) or p in kept]
+    more = len(lines) - shown
+    result.append(
+        f"… and {more} more line{'s' if more != 1 else ''} with problems "
+        "(`python -m scoring evaluate` on the files lists every one)."
+    )
+    return result
 
 
 class DatasetRankingForm(DatasetUploadForm):

@@ -32,6 +32,7 @@ def dataset_detail(request, slug, name):
         "test_scores_visible": policy.split_visible(
             dataset.challenge, policy.HIDDEN_UNTIL_PUBLICATION, user=request.user
         ),
+        "public_board_visible": policy.public_board_visible(dataset.challenge, user=request.user),
     }
     return render(request, "datasets/dataset_detail.html", context)
 

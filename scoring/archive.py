@@ -197,10 +197,19 @@ def _looks_like_text(head: bytes) -> bool:
     return all(ch.isprintable() or ch in "\r\n\t" for ch in text)
 
 
+_CONTROL_CHARS = re.compile("[\x00-\x1f\x7f]")
+
+
+def _escaped(match: re.Match) -> str:
+    return f"\\x{ord(match[0]):02x}"
+
+
 def _unsafe_name(name: str) -> str | None:
     """Why a member name is refused outright, or None."""
     if "\\" in name:
         return "a backslash in a file name (zip it with a tool that writes '/')"
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        return "a NUL or control character in a file name"
     if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
         return "an absolute path"
     if ".." in name.split("/"):
@@ -273,8 +282,11 @@ def inspect(
     files: list[tuple[zipfile.ZipInfo, list[str]]] = []
     for info in infos:
         name = info.filename
-        if (why := _unsafe_name(name)) is not None:
-            problems.append(f"{short_name(name)}: refused: {why}")
+        # zipfile cuts a name at its first NUL (orig_filename keeps it whole): checked
+        # whole, "x_test_predict.txt\0.exe" is refused rather than read as the .txt.
+        if (why := _unsafe_name(info.orig_filename)) is not None:
+            shown = short_name(_CONTROL_CHARS.sub(_escaped, info.orig_filename))
+            problems.append(f"{shown}: refused: {why}")
             continue
         if _is_symlink(info):
             problems.append(f"{short_name(name)}: refused: a symbolic link")

@@ -154,6 +154,12 @@ def _non_ascii(raw: bytes, start: int, first: bool) -> str:
 def _not_a_number(token: str) -> str:
     if "," in token or ";" in token:
         return f"expected numbers separated by spaces or tabs, found {_show(token)}"
+    if token.startswith(("#", "%", "//")):
+        # A header or comment line, as np.savetxt(header=…) or other tools write one.
+        return (
+            f"expected a number, found {_show(token)}: header and comment lines are not "
+            "allowed (np.savetxt: leave header empty)"
+        )
     return f"expected a number, found {_show(token)}"
 
 

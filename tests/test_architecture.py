@@ -35,6 +35,9 @@ ALLOWED = {
     # The staff status given to a new co-organiser (the door to the admin, not a right).
     ("challenge_site/accounts/services.py", "if not user.is_staff:"),
     ("challenge_site/accounts/services.py", "user.is_staff = True"),
+    # The size of a request body the admin's door admits (dataset files), read before any
+    # view: staff status, as the admin itself asks (challenges.policy imports this module).
+    ("challenge_site/middleware.py", "if declared > limit and not request.user.is_staff:"),
 }
 
 

@@ -48,6 +48,7 @@ def test_default_rates():
         "api_upload": "60/minute",
         "signup": "10/hour",
         "password_reset": "5/hour",
+        "login": "60/hour",
     }
 
 

@@ -33,6 +33,13 @@ password_reset = rate_limited(
 )(auth_views.PasswordResetView.as_view())
 
 
+# Log-in forms sent per address (LOGIN_RATE), on top of django-axes' lock of each
+# (user name, address) pair after LOGIN_FAILURE_LIMIT wrong passwords.
+login_view = rate_limited("login", title="Too many log-ins", what="log-in forms sent")(
+    auth_views.LoginView.as_view()
+)
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def profile(request):
@@ -48,8 +55,12 @@ def profile(request):
 @login_required
 @require_POST
 def token_regenerate(request):
+    had_one = existing_token(request.user) is not None
     regenerate_token(request.user)
-    messages.success(request, "New API token created; the previous one no longer works.")
+    if had_one:
+        messages.success(request, "New API token created; the previous one no longer works.")
+    else:
+        messages.success(request, "API token created: use it with `puc login` or the API.")
     return redirect("profile")
 
 

@@ -26,10 +26,19 @@ class AnnouncementAdmin(ChallengeScopedAdmin):
     readonly_fields = ("author", "created", "email_progress")
     actions = ["email_participants"]
 
+    def get_changeform_initial_data(self, request):
+        """News is published when posted, unless the organiser sets a later time (or
+        clears the field to keep a draft)."""
+        return {
+            "published_at": timezone.now().replace(microsecond=0),
+            **super().get_changeform_initial_data(request),
+        }
+
     def save_model(self, request, obj, form, change):
         if not change:
             obj.author = request.user
         super().save_model(request, obj, form, change)
+        self.message_user(request, publication_message(obj, now=timezone.now()))
 
     @admin.display(description="E-mail")
     def email_progress(self, announcement):
@@ -124,3 +133,18 @@ class AnnouncementAdmin(ChallengeScopedAdmin):
                 "received it yet get it.",
                 messages.SUCCESS,
             )
+
+
+def publication_message(announcement: Announcement, *, now) -> str:
+    """What the save did to the news page: published, scheduled or kept as a draft."""
+    when = announcement.published_at
+    if when is None:
+        return (
+            f"“{announcement.title}” is a draft: it is not on the news page. Set “Published "
+            "at” to publish it."
+        )
+    if when <= now:
+        return f"“{announcement.title}” is published on the challenge's news page."
+    return (
+        f"“{announcement.title}” is scheduled: it appears on the news page on {format_utc(when)}."
+    )

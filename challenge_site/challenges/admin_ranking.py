@@ -36,8 +36,33 @@ def ladder_refusal(*, name: str, task: str, ranking_loss: str) -> str | None:
     )
 
 
+# Shown when a public part is combined with exact feedback (README, "Visibility").
+EXACT_WITH_SPLIT = (
+    "Exact feedback with a public part lets participants read which test examples are "
+    "public, and their labels, from probe uploads (a log-loss oracle): the Ladder is the "
+    "safe choice for a challenge with a public part."
+)
+
+
+def default_feedback(form, cleaned: dict) -> None:
+    """A public part set where the feedback was left as it was (not chosen in this form)
+    switches exact feedback to the Ladder: the split's private part is only as private as
+    the public scores are coarse."""
+    fraction = cleaned.get("test_public_fraction")
+    if (
+        fraction
+        and cleaned.get("feedback") == Feedback.EXACT
+        and "feedback" not in form.changed_data
+        and "test_public_fraction" in form.changed_data
+        and not _ladder_problems(form.instance)
+    ):
+        cleaned["feedback"] = Feedback.LADDER
+        form.feedback_defaulted = True  # said by RankingAdminMixin.save_model
+
+
 def check_options(form, cleaned: dict) -> None:
     """ChallengeForm.clean: the options against the challenge as stored."""
+    default_feedback(form, cleaned)
     challenge = form.instance  # not yet changed by the form (that follows clean)
     fraction = cleaned.get("test_public_fraction")
     if (
@@ -52,18 +77,24 @@ def check_options(form, cleaned: dict) -> None:
             f"on {format_utc(challenge.test_start)}, so the share stays "
             f"{challenge.test_public_fraction:g}.",
         )
-    if (cleaned.get("feedback") or challenge.feedback) == Feedback.LADDER and challenge.pk:
-        problems = [
-            message
-            for dataset in challenge.datasets.all()
-            if (
-                message := ladder_refusal(
-                    name=dataset.name, task=dataset.task, ranking_loss=dataset.ranking_loss
-                )
+    ladder = (cleaned.get("feedback") or challenge.feedback) == Feedback.LADDER
+    if ladder and (problems := _ladder_problems(challenge)):
+        form.add_error("feedback", problems)
+
+
+def _ladder_problems(challenge: Challenge) -> list[str]:
+    """Why the Ladder cannot show the challenge's datasets' scores (none: it can)."""
+    if challenge.pk is None:
+        return []
+    return [
+        message
+        for dataset in challenge.datasets.all()
+        if (
+            message := ladder_refusal(
+                name=dataset.name, task=dataset.task, ranking_loss=dataset.ranking_loss
             )
-        ]
-        if problems:
-            form.add_error("feedback", problems)
+        )
+    ]
 
 
 class RankingAdminMixin:
@@ -79,6 +110,16 @@ class RankingAdminMixin:
             )
         # Every field the form changed, never results_published (services.save_challenge).
         save_challenge(challenge=obj)
+        if getattr(form, "feedback_defaulted", False):
+            self.message_user(
+                request,
+                "With a public part the feedback is now the Ladder, so that probe uploads "
+                "cannot tell which test examples are public. To show exact scores anyway, "
+                "choose them and save again.",
+                messages.INFO,
+            )
+        elif obj.test_public_fraction and obj.feedback == Feedback.EXACT:
+            self.message_user(request, EXACT_WITH_SPLIT, messages.WARNING)
         if before is None:
             return
         fraction, final_entries = before

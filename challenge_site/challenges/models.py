@@ -106,6 +106,13 @@ class Challenge(models.Model):
         help_text="Test scores are public. Only after the deadline; publish or withdraw with "
         "the actions of the challenge list, which show what becomes public first.",
     )
+    publish_results_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Publish the results automatically at this time (UTC), after the deadline; "
+        "empty = only by hand (“Publish results…”). Setting it shows what becomes public "
+        "first; the publication is recorded like a manual one.",
+    )
     results_revised_at = models.DateTimeField(
         null=True,
         blank=True,
@@ -187,6 +194,14 @@ class Challenge(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(feedback__in=Feedback.values), name="challenge_feedback_valid"
+            ),
+            # Results are never public before the deadline (publication_refusal), so a
+            # scheduled publication may not be set for earlier either.
+            models.CheckConstraint(
+                condition=Q(publish_results_at__isnull=True)
+                | Q(publish_results_at__gt=F("deadline")),
+                name="challenge_publication_after_deadline",
+                violation_error_message="The automatic publication must come after the deadline.",
             ),
         ]
         indexes = [

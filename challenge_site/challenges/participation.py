@@ -12,7 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
+from django.core.mail import EmailMessage, get_connection
 from django.db.models import QuerySet
+from django.urls import reverse
 
 from . import policy
 from .models import Challenge, Participant
@@ -135,3 +138,59 @@ def revoke_approval(*, participants: QuerySet[Participant], by) -> int:
         .filter(approved_at__isnull=False)
         .update(approved_at=None, approved_by=None)
     )
+
+
+# --- Writing to participants (the admin's participants list) ------------------------------
+
+
+@dataclass(frozen=True)
+class Mailed:
+    sent: list[str]  # user names written to
+    unreachable: list[str]  # no address, or an inactive account: nothing sent
+
+
+def _message(participant: Participant, *, subject: str, body: str, by) -> EmailMessage:
+    """A plain-text e-mail from the site to ``participant``, signed by the challenge and
+    answered to the organiser who wrote it (their address is theirs to give: only when
+    they have one)."""
+    challenge = participant.challenge
+    link = settings.SITE_URL.rstrip("/") + reverse("challenge_detail", args=[challenge.slug])
+    text = f"{body.strip()}\n\n-- \n{by.get_username()}, organiser of “{challenge.title}”\n{link}\n"
+    return EmailMessage(
+        # A header cannot hold a line break.
+        subject=" ".join(f"{challenge.title}: {subject}".split()),
+        body=text,
+        to=[participant.user.email],
+        reply_to=[by.email] if by.email else None,
+    )
+
+
+def write_to(*, participants: QuerySet[Participant], subject: str, body: str, by) -> Mailed:
+    """E-mail ``body`` to the participants ``by`` organises. Raises one of
+    mailing.services.MAIL_UNAVAILABLE when the mail server is down (nothing is recorded:
+    the organiser sends again)."""
+    rows = list(_organised_by(participants, by).select_related("user", "challenge"))
+    reachable = [p for p in rows if p.user.is_active and p.user.email]
+    unreachable = [p.user.get_username() for p in rows if p not in reachable]
+    if reachable:
+        with get_connection(fail_silently=False) as connection:
+            connection.send_messages(
+                [_message(p, subject=subject, body=body, by=by) for p in reachable]
+            )
+    return Mailed([p.user.get_username() for p in reachable], unreachable)
+
+
+def refuse_approval(*, participants: QuerySet[Participant], reason: str, by) -> Mailed:
+    """Refuse (or withdraw) the approval of the participants ``by`` organises and e-mail
+    them why: they are told, rather than left waiting. The reason goes out first, so a
+    mail server that is down changes nothing."""
+    body = (
+        "Your participation was not approved by the organisers, so you cannot download "
+        f"the data or submit.\n\nTheir reason:\n\n{reason.strip()}\n\nReply to this e-mail "
+        "to answer them."
+    )
+    mailed = write_to(
+        participants=participants, subject="participation not approved", body=body, by=by
+    )
+    revoke_approval(participants=participants, by=by)
+    return mailed

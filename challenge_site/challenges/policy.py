@@ -280,6 +280,12 @@ def split_visible(challenge: Challenge, split: str, *, user) -> bool:
     return scores_public(challenge, split) or is_organiser(user, challenge)
 
 
+def public_board_visible(challenge: Challenge, *, user) -> bool:
+    """Whether the test's public part has a leaderboard ``user`` may open: in a challenge
+    with a public part, for everyone (empty until the test phase's entries come in)."""
+    return challenge.has_public_part and split_visible(challenge, ScoredSplit.PUBLIC, user=user)
+
+
 def ladder_applies(challenge: Challenge, split: str, *, user, now: datetime) -> bool:
     """Whether ``user`` sees ``split``'s scores through the Ladder at ``now``: in a
     challenge that asks for it, the validation split until its targets are released and

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from . import signals
-from .models import Challenge, publication_refusal
+from .models import Challenge, format_utc, publication_refusal
 from .policy import HIDDEN_UNTIL_PUBLICATION, released_parts
 
 
@@ -80,3 +80,25 @@ def exposure(challenge: Challenge, *, now: datetime) -> Exposure:
         for dataset in challenge.datasets.all()
     ]
     return Exposure(challenge, datasets, publication_refusal(challenge, now=now))
+
+
+def described(item: Exposure, *, at: datetime) -> str:
+    """One paragraph of what publishing at ``at`` makes public, counted now: asked before
+    an automatic publication is set (the console's form), as the manual action's page
+    lists it before publishing."""
+    parts = []
+    for dataset in item.datasets:
+        entries, scores = dataset.test_entries, dataset.test_scores
+        files = ", ".join(dataset.released_files)
+        parts.append(
+            f"{dataset.name}: {entries} test-split {'entry' if entries == 1 else 'entries'} "
+            f"with {scores} score{'' if scores == 1 else 's'}"
+            + (f", test target files downloadable: {files}" if files else "")
+        )
+    listed = "; ".join(parts) or "no dataset yet"
+    return (
+        f"On {format_utc(at)} the results become public for everyone: the test-split "
+        f"scores of every scored entry (leaderboards, results, submission pages, plots, "
+        f"exports, the API) and the test target files released with them. So far: "
+        f"{listed}; entries made until the deadline add to them."
+    )

@@ -10,6 +10,7 @@ from datetime import datetime
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
 from . import signals
 from .models import (
@@ -171,3 +172,28 @@ def save_challenge(*, challenge: Challenge) -> None:
         if not field.primary_key and field.name != "results_published"
     ]
     challenge.save(update_fields=fields)
+
+
+VIA_SCHEDULE = "scheduled publication"
+
+
+def publish_scheduled(*, now: datetime) -> list[str]:
+    """Publish the results of every challenge whose ``publish_results_at`` has come (the
+    beat's sweep): as ``publish_results`` does by hand, with its event (via "scheduled
+    publication"). The time stays set, as the organiser's record; a publication or a
+    withdrawal recorded at or after it means the organiser has acted since, so a
+    challenge withdrawn after its automatic publication is not published again. Returns
+    the slugs published."""
+    acted_since = ChallengeEvent.objects.filter(
+        challenge=OuterRef("pk"),
+        kind__in=[EventKind.PUBLISHED, EventKind.WITHDRAWN],
+        at__gte=OuterRef("publish_results_at"),
+    )
+    due = Challenge.objects.filter(
+        publish_results_at__lte=now, results_published=False, deadline__lt=now
+    ).exclude(Exists(acted_since))
+    published = []
+    for challenge in due.order_by("publish_results_at", "pk"):
+        if publish_results(challenge=challenge, user=None, now=now, via=VIA_SCHEDULE):
+            published.append(challenge.slug)
+    return published

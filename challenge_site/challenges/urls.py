@@ -15,5 +15,6 @@ urlpatterns = [
     ),
     path("challenges/<slug:slug>/rules/", views.challenge_rules, name="challenge_rules"),
     path("challenges/<slug:slug>/preview/", preview.toggle_preview, name="challenge_preview"),
+    path("preview/end/", preview.end_previews, name="end_previews"),
     path("challenges/<slug:slug>/datasets/", include("datasets.urls")),
 ]

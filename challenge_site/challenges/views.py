@@ -72,6 +72,7 @@ def challenge_data(request, slug):
         test_scores_visible=policy.split_visible(
             challenge, policy.HIDDEN_UNTIL_PUBLICATION, user=request.user
         ),
+        public_board_visible=policy.public_board_visible(challenge, user=request.user),
     )
     return render(request, "challenges/challenge_data.html", context)
 

@@ -30,6 +30,7 @@ from datasets.forms import DatasetRankingForm
 from datasets.models import Dataset
 from datasets.services import ranking_loss_changed
 
+from . import history
 from .admin_console import ChallengeForm, console_links
 from .admin_opening import OpeningAdminMixin
 
@@ -57,12 +58,14 @@ class DatasetInline(ScopedInlineMixin, admin.TabularInline):
     show_change_link = True
 
     def has_delete_permission(self, request, obj=None):
-        """Deleting a dataset deletes its entries and scores: see policy.may_delete_dataset."""
-        return obj is not None and policy.may_delete_dataset(request.user, obj)
+        """No "Delete?" box here: a dataset is deleted from its own page ("Change", then
+        "Delete"), through a confirmation that lists what goes with it (datasets.admin)."""
+        return False
 
     verbose_name_plural = (
-        "Datasets (files: upload here or on its own page, “Change”, which also holds the "
-        "options of its task, such as a multiclass dataset's classes)"
+        "Datasets, in the site's order (position, then name). Files: upload here or on "
+        "the dataset's own page, “Change”, which also holds the options of its task (such "
+        "as a multiclass dataset's classes) and, while it may be deleted, “Delete”"
     )
 
 
@@ -93,7 +96,17 @@ class ChallengeAdmin(RankingAdminMixin, OpeningAdminMixin, ChallengeScopedAdmin)
     filter_horizontal = ("organisers", "organiser_groups")
     fieldsets = [
         (None, {"fields": ("slug", "title", "state", "console", "description", "rules")}),
-        ("Organisers", {"fields": ("organisers", "add_organisers", "organiser_groups")}),
+        (
+            "Organisers",
+            {
+                "fields": (
+                    "organisers",
+                    "add_organisers",
+                    "confirm_new_organisers",
+                    "organiser_groups",
+                )
+            },
+        ),
         (
             "Registration and teams",
             {"fields": ("require_rules_acceptance", "require_approval", "max_team_size")},
@@ -101,7 +114,15 @@ class ChallengeAdmin(RankingAdminMixin, OpeningAdminMixin, ChallengeScopedAdmin)
         ("Dates (UTC)", {"fields": ("start", "test_start", "deadline")}),
         (
             "Release",
-            {"fields": ("test_inputs_release", "test_targets_release", "publication")},
+            {
+                "fields": (
+                    "test_inputs_release",
+                    "test_targets_release",
+                    "publication",
+                    "publish_results_at",
+                    "confirm_publication_time",
+                )
+            },
         ),
         (
             "Submission limits",
@@ -154,6 +175,11 @@ class ChallengeAdmin(RankingAdminMixin, OpeningAdminMixin, ChallengeScopedAdmin)
                         self, request, dataset_form.instance, checked, via="challenge admin"
                     )
 
+    def construct_change_message(self, request, form, formsets, add=False):
+        """The history says what each change replaced (history.change_message)."""
+        default = super().construct_change_message(request, form, formsets, add)
+        return default if add else history.change_message(form, default)
+
     def get_form(self, request, obj=None, change=False, **kwargs):
         request.console_challenge = obj  # for the organisers' choices below
         return super().get_form(request, obj, change=change, **kwargs)
@@ -192,9 +218,12 @@ class ChallengeAdmin(RankingAdminMixin, OpeningAdminMixin, ChallengeScopedAdmin)
                 text += f"; revised on {format_utc(challenge.results_revised_at)}"
             return text + ". “Withdraw results…” above hides the test scores again."
         refusal = publication_refusal(challenge, now=timezone.now())
+        scheduled = ""
+        if challenge.publish_results_at:
+            scheduled = f" Automatic publication on {format_utc(challenge.publish_results_at)}."
         if refusal:
-            return f"Not published. {refusal}"
-        return "Not published yet. “Publish results…” above shows what becomes public."
+            return f"Not published. {refusal}{scheduled}"
+        return "Not published yet. “Publish results…” above shows what becomes public." + scheduled
 
     @admin.display(description="Recorded")
     def history(self, challenge):

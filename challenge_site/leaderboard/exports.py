@@ -4,6 +4,7 @@ A slice's board (scoring.md §8, ``?slice=NAME``) exports the slice's scores and
 under the losses' own names, its name in the ``slice`` column (empty: the whole split)."""
 
 import csv
+import json
 from collections.abc import Iterable, Iterator
 
 from challenge_site.spreadsheet import csv_number, csv_text
@@ -13,10 +14,20 @@ from . import ladder_board
 from .queries import Board
 from .services import Row, gain_unit, ranking_loss
 
+# The last board's interval losses: a whole-board export asks several times per row, and
+# Board.losses looks the losses up in the registry at each access (a tenth of the time
+# of a million-row file). Keyed by identity: a Board is frozen.
+_last_board: tuple = (None, [])
+
 
 def _interval_losses(board: Board) -> list[str]:
     """The board's losses that get bootstrap intervals: those with per-example terms."""
-    return [loss.name for loss in board.losses if loss.terms is not None]
+    global _last_board
+    last, names = _last_board
+    if last is not board:
+        names = [loss.name for loss in board.losses if loss.terms is not None]
+        _last_board = (board, names)
+    return names
 
 
 def _pair(pair, number) -> list:
@@ -181,6 +192,33 @@ def json_row(board: Board, row: Row, *, url: str) -> dict:
         "in_final_ranking": entry.in_final_ranking if board.final else None,
         **json_intervals(board, row),
     }
+
+
+def json_lines(board: Board, rows: Iterable[Row], *, url_for, meta: dict) -> Iterator[str]:
+    """The whole board as one JSON document, a row per line: ``meta`` (the board's
+    fields), ``results`` (the API's rows, json_row) and ``count``, the number of rows
+    (last: a stream knows it at the end). Infinity as "inf"; a NaN stops the document
+    (ValueError) rather than write what is not JSON."""
+    head = json.dumps(meta, allow_nan=False)[:-1]
+    yield head + (", " if meta else "") + '"results": ['
+    count = 0
+    for row in rows:
+        line = json.dumps(json_row(board, row, url=url_for(row.entry.pk)), allow_nan=False)
+        yield ("\n" if count == 0 else ",\n") + line
+        count += 1
+    yield f'\n], "count": {count}}}\n'
+
+
+def ladder_json_lines(board: Board, *, url_for, loss: str, meta: dict) -> Iterator[str]:
+    """The Ladder's board as one JSON document: ladder_board.json_row per participant."""
+    head = json.dumps(meta, allow_nan=False)[:-1]
+    yield head + (", " if meta else "") + '"results": ['
+    count = 0
+    for row in ladder_board.iter_rows(board):
+        line = json.dumps(ladder_board.json_row(row, url=url_for(row.submission), loss=loss))
+        yield ("\n" if count == 0 else ",\n") + line
+        count += 1
+    yield f'\n], "count": {count}}}\n'
 
 
 def ladder_csv_lines(board: Board, *, url_for) -> Iterator[str]:

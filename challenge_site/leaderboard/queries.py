@@ -30,8 +30,8 @@ from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, QuerySet,
 
 import scoring
 from challenge_site.submissions.display import PARTICIPANT_FIELDS, participant_label_of
-from challenge_site.submissions.models import Mark, Score, Submission
-from challenge_site.submissions.policy import listed_q
+from challenge_site.submissions.models import Mark, Score, Status, Submission
+from challenge_site.submissions.policy import listed_q, not_withdrawn_q, unmoderated_q
 from datasets.models import Dataset
 
 from .models import BestEntry
@@ -319,13 +319,38 @@ def final_ranks(board: Board) -> dict[int, int]:
 
 
 def position(board: Board, entry: Entry, *, value: float) -> int:
-    """Rank of an entry with a (non-n/a) sort ``value`` among all the board's entries."""
-    before = (
-        Q(value__lt=value)
-        | Q(value=value, submission__created__lt=entry.created)
-        | Q(value=value, submission__created=entry.created, submission_id__lt=entry.pk)
+    """Rank of an entry with a (non-n/a) sort ``value`` among all the board's entries.
+
+    The entries ranked before it by value are counted on the Score rows alone, an
+    index-only range of score_leaderboard_idx (a join with the submissions makes
+    PostgreSQL read every submission: seconds at a million), less the few entries such
+    rows have that the board does not list (hidden, disqualified, withdrawn or being
+    scored again), read apart through their partial indexes; ties at ``value`` (few) are
+    ordered by time and id with the join."""
+    scores = Score.objects.filter(dataset=board.dataset, split=board.split, loss=board.sort_key)
+    below = scores.filter(value__lt=value)
+    unlisted = _unlisted_ids(board.dataset)
+    count = below.count()
+    if unlisted:
+        count -= below.filter(submission_id__in=unlisted).count()
+    ties = Q(submission__created__lt=entry.created) | Q(
+        submission__created=entry.created, submission_id__lt=entry.pk
     )
-    return _entries(board, lazy=False).filter(before).count() + 1
+    count += scores.filter(value=value).filter(listed_q("submission__")).filter(ties).count()
+    return count + 1
+
+
+def _unlisted_ids(dataset: Dataset) -> list[int]:
+    """The dataset's submissions that may hold Score rows but are not listed: moderated
+    (submission_moderated_idx), withdrawn (submission_withdrawn_idx), or queued or running
+    again (submission_pending_idx): few, whatever the board's size."""
+    mine = Submission.objects.filter(dataset=dataset)
+    # Three reads, each of one partial index (an OR of them may be planned as a scan).
+    found = set(mine.exclude(unmoderated_q()).values_list("pk", flat=True))
+    found.update(mine.exclude(not_withdrawn_q()).values_list("pk", flat=True))
+    pending = mine.filter(status__in=[Status.QUEUED, Status.RUNNING])
+    found.update(pending.values_list("pk", flat=True))
+    return sorted(found)
 
 
 @lru_cache(maxsize=64)

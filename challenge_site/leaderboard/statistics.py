@@ -342,7 +342,8 @@ class Statistics:
 
 
 def challenge_statistics(*, challenge: Challenge, now: datetime) -> Statistics:
-    """Everything the statistics page shows: six queries."""
+    """Everything the statistics page shows: six queries (whole-challenge aggregates, run
+    by a worker: statistics_snapshots; the page serves the snapshot)."""
     return Statistics(
         daily=daily(challenge=challenge, now=now),
         datasets=by_dataset(challenge=challenge),

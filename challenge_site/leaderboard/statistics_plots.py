@@ -1,26 +1,22 @@
 """The statistics page's drawings, as SVG: matplotlib's object-oriented API only (Figure
 and its SVG canvas, no pyplot state), like the leaderboard's plot (plots.py).
 
-Each drawing is a function of the numbers it shows and nothing else, so it is cached
-under a hash of those numbers (``fingerprint``): the queries run on every request (they
-are aggregates, a fixed number), the drawing only when a number changed.
+Each drawing is a function of the numbers it shows and nothing else; a worker draws the
+four with the numbers it computed and keeps them in the challenge's snapshot
+(statistics_snapshots.py), which the drawing views serve.
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
-from collections.abc import Callable
 
 import matplotlib
-from django.core.cache import cache
 from matplotlib.figure import Figure
 
 from challenge_site.challenges.models import Phase
 
 from .statistics import PHASES, Daily, DatasetRow, Outcomes, Turnarounds
 
-CACHE_SECONDS = 24 * 3600
 COLOURS = {Phase.VALIDATION: "#1f5fbf", Phase.TEST: "#d9822b", Phase.POST: "#7a7f87"}
 OUTCOME_COLOURS = {
     "valid": "#2e7d32",
@@ -29,12 +25,6 @@ OUTCOME_COLOURS = {
     "pending": "#bdbdbd",
 }
 MUTED = "#5a6273"
-
-
-def fingerprint(kind: str, data) -> str:
-    """Changes exactly when what the drawing shows changes (the data's repr: frozen
-    dataclasses of numbers, dates and labels)."""
-    return hashlib.sha256(f"{kind}:{data!r}".encode()).hexdigest()[:32]
 
 
 def _svg(figure: Figure) -> str:
@@ -180,7 +170,3 @@ def turnaround_svg(data: Turnarounds, *, title: str) -> str:
         _empty(axes, "No scored submission yet")
     axes.set(title=title)
     return _svg(figure)
-
-
-def cached_svg(key: str, draw: Callable[[], str]) -> str:
-    return cache.get_or_set(f"statistics-plot:{key}", draw, timeout=CACHE_SECONDS)

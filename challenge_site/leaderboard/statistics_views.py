@@ -6,9 +6,6 @@ before publication, the page says when it becomes public (403) and shows no numb
 the challenge; its drawings answer 403 with the same sentence.
 """
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -19,38 +16,11 @@ from django.views.decorators.http import require_safe
 from challenge_site.access import get_visible_or_404
 from challenge_site.challenges.policy import visible_challenges
 
-from . import statistics, statistics_plots
+from . import statistics, statistics_snapshots
+from .statistics_snapshots import PLOTS
 
-
-@dataclass(frozen=True)
-class Plot:
-    title: str
-    compute: Callable  # (challenge=, now=) -> the numbers drawn
-    draw: Callable  # (numbers, title=) -> SVG
-
-
-PLOTS = {
-    "daily": Plot(
-        "valid submissions per day",
-        lambda challenge, now: statistics.daily(challenge=challenge, now=now),
-        statistics_plots.daily_svg,
-    ),
-    "datasets": Plot(
-        "per dataset and phase",
-        lambda challenge, now: statistics.by_dataset(challenge=challenge),
-        statistics_plots.datasets_svg,
-    ),
-    "outcomes": Plot(
-        "what became of the uploads",
-        lambda challenge, now: statistics.outcomes(challenge=challenge),
-        statistics_plots.outcomes_svg,
-    ),
-    "turnaround": Plot(
-        "from upload to scored",
-        lambda challenge, now: statistics.turnaround(challenge=challenge),
-        statistics_plots.turnaround_svg,
-    ),
-}
+# Seconds a client waits before asking again for a drawing not computed yet.
+RETRY_AFTER = 5
 
 
 def _private(response: HttpResponse) -> HttpResponse:
@@ -63,15 +33,19 @@ def _private(response: HttpResponse) -> HttpResponse:
 @require_safe
 def challenge_statistics(request, slug):
     """Valid submissions per day, per dataset and phase, the uploads' outcomes and the
-    time to a score: each a drawing with its numbers in a table under it."""
+    time to a score: each a drawing with its numbers in a table under it, as of the
+    latest snapshot a worker computed (statistics_snapshots; "being computed" before the
+    first)."""
     now = timezone.now()
     challenge = get_visible_or_404(visible_challenges, user=request.user, now=now, slug=slug)
     context = {"challenge": challenge}
     if not statistics.statistics_visible(challenge, user=request.user):
         context["reason"] = statistics.hidden_reason(challenge, now=now)
         return _private(render(request, "leaderboard/statistics.html", context, status=403))
+    snapshot = statistics_snapshots.latest(challenge, now=now, fields=["numbers"])
     context.update(
-        stats=statistics.challenge_statistics(challenge=challenge, now=now),
+        snapshot=snapshot,
+        stats=None if snapshot is None else statistics_snapshots.load(snapshot.numbers),
         preview=not challenge.results_published,
         plots={
             kind: reverse("challenge_statistics_plot", args=[challenge.slug, kind])
@@ -84,7 +58,8 @@ def challenge_statistics(request, slug):
 
 @require_safe
 def statistics_plot(request, slug, kind):
-    """One drawing of the statistics page, as SVG (``kind``: a key of PLOTS)."""
+    """One drawing of the statistics page, as SVG (``kind``: a key of PLOTS), from the
+    latest snapshot; 503 with Retry-After before the first."""
     plot = PLOTS.get(kind)
     if plot is None:
         raise Http404("No such drawing.")
@@ -98,13 +73,19 @@ def statistics_plot(request, slug, kind):
                 status=403,
             )
         )
-    data = plot.compute(challenge=challenge, now=now)
-    title = f"{challenge.title}: {plot.title}"
-    key = f"{challenge.pk}-{kind}-{statistics_plots.fingerprint(kind, (title, data))}"
-    etag = f'"{key}"'
+    field = f"{kind}_svg"
+    snapshot = statistics_snapshots.latest(challenge, now=now, fields=[field])
+    if snapshot is None:  # never computed in the request: the first one is on its way
+        response = HttpResponse(
+            "The statistics are being computed.\n",
+            content_type="text/plain; charset=utf-8",
+            status=503,
+        )
+        response["Retry-After"] = str(RETRY_AFTER)
+        return _private(response)
+    etag = f'"{challenge.pk}-{kind}-{snapshot.computed}-{snapshot.computed_at.timestamp():.6f}"'
     response = get_conditional_response(request, etag=etag)
     if response is None:
-        svg = statistics_plots.cached_svg(key, lambda: plot.draw(data, title=title))
-        response = HttpResponse(svg, content_type="image/svg+xml")
+        response = HttpResponse(getattr(snapshot, field), content_type="image/svg+xml")
     response["ETag"] = etag
     return _private(response)

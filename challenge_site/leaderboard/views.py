@@ -1,7 +1,7 @@
 from functools import lru_cache
 from urllib.parse import urlencode
 
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
@@ -17,9 +17,8 @@ from datasets.models import ScoredSplit
 from datasets.policy import visible_datasets
 from scoring.bootstrap import RESAMPLES
 
-from . import forest, ladder_board, plots, services, slices, statistics
+from . import forest, ladder_board, plot_drawings, plots, services, slices, statistics
 from .display import display_rows, interval_summary
-from .exports import csv_lines, ladder_csv_lines
 from .hidden import hidden_reason
 from .queries import Board
 from .separation import separation
@@ -202,20 +201,7 @@ def leaderboard(request, slug, name):
     ranking, point = services.ranking_loss(dataset), services.point_loss(dataset)
     plot = None
     if ranking is not None and point is not None and ranking != point:
-        where = {"split": board.split, **({"slice": board.slice} if board.slice else {})}
-        plot = {
-            "url": reverse("leaderboard_plot", args=[dataset.challenge.slug, dataset.name])
-            + f"?{urlencode(where)}",
-            "ranking": ranking,
-            "point": point,
-            "left_out": plots.left_out_count(
-                dataset,
-                split=board.split,
-                ranking=board.key(ranking),
-                point=board.key(point),
-                baseline_id=page.baseline_id,
-            ),
-        }
+        plot = _plot_section(board, ranking=ranking, point=point)
     intervals = interval_summary(page.rows, sort=board.sort)
     context = {
         "board": board,
@@ -255,42 +241,36 @@ def _plain(message: str, *, status: int) -> HttpResponse:
     return HttpResponse(message + "\n", content_type="text/plain; charset=utf-8", status=status)
 
 
-@require_safe
-def leaderboard_csv(request, slug, name):
-    """Every row of the leaderboard (not one page), in the page's order."""
-    now = timezone.now()
-    try:
-        board = _board(request, slug, name, now=now)
-    except BadOptions as error:
-        return _plain(str(error), status=400)
-    if reason := _hidden(request, board, now=now):
-        return _plain(reason, status=403)
+def _plot_of(board: Board, *, ranking, point) -> plot_drawings.Plot:
+    return plot_drawings.Plot(board.dataset.pk, board.split, board.key(ranking), board.key(point))
+
+
+def _plot_section(board: Board, *, ranking, point) -> dict:
+    """The page's plot: its latest finished drawing's facts (never drawn here; a stale or
+    missing drawing is asked of a worker)."""
     dataset = board.dataset
-    if _ladder(request, board, now=now):
-        lines = ladder_csv_lines(
-            board,
-            url_for=lambda pk: request.build_absolute_uri(reverse("submission_detail", args=[pk])),
-        )
-    else:
-        rows = services.iter_rows(board=board)
-        lines = csv_lines(
-            board,
-            rows,
-            url_for=lambda pk: request.build_absolute_uri(reverse("submission_detail", args=[pk])),
-        )
-    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
-    view = "best" if board.best else "all"
-    split = f"{board.split}-{board.slice}" if board.slice else board.split
-    filename = f"{dataset.challenge.slug}-{dataset.name}-{split}-{board.sort.name}-{view}.csv"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    # Publication can hide or reveal test scores: never reuse a stored copy unchecked.
-    patch_cache_control(response, private=True, no_cache=True)
-    return response
+    where = {"split": board.split, **({"slice": board.slice} if board.slice else {})}
+    plot = _plot_of(board, ranking=ranking, point=point)
+    row = plot_drawings.latest(dataset, plot, svg=False)
+    drawn = row is not None and row.drawn_at is not None
+    return {
+        "url": reverse("leaderboard_plot", args=[dataset.challenge.slug, dataset.name])
+        + f"?{urlencode(where)}",
+        "ranking": ranking,
+        "point": point,
+        "drawn": drawn,
+        "drawn_at": row.drawn_at if drawn else None,
+        "behind": drawn and row.behind,
+        "entries": row.entries if drawn else 0,
+        "density": drawn and plots.density(row.entries),
+        "left_out": row.left_out if drawn else 0,
+    }
 
 
 @require_safe
 def leaderboard_plot(request, slug, name):
-    """The dataset's ranking loss against its point loss for one split, as SVG."""
+    """The dataset's ranking loss against its point loss for one split, as SVG: the latest
+    drawing a worker finished (plot_drawings), or 503 while the first is being drawn."""
     now = timezone.now()
     try:
         board = _board(request, slug, name, now=now)
@@ -304,20 +284,19 @@ def leaderboard_plot(request, slug, name):
     ranking, point = services.ranking_loss(dataset), services.point_loss(dataset)
     if ranking is None or point is None or ranking == point:
         raise Http404("This dataset has no second loss to plot against.")
-    version = plots.version(dataset, loaded=True)
-    etag = f'"{dataset.pk}-{board.split}-{board.key(ranking)}-{board.key(point)}-{version}"'
+    plot = _plot_of(board, ranking=ranking, point=point)
+    row = plot_drawings.latest(dataset, plot)
+    if row is None or row.drawn_at is None:
+        response = _plain("The plot is being drawn; try again in a few seconds.", status=503)
+        response["Retry-After"] = "5"
+        patch_cache_control(response, no_store=True)
+        return response
+    etag = f'"plot-{dataset.pk}-{board.split}-{plot.ranking}-{plot.point}-{row.drawn}"'
     response = get_conditional_response(request, etag=etag)
     if response is None:
-        svg = plots.cached_svg(
-            dataset,
-            split=board.split,
-            ranking=ranking,
-            point=point,
-            version=version,
-            slice_name=board.slice,
-        )
-        response = HttpResponse(svg, content_type="image/svg+xml")
+        response = HttpResponse(row.svg, content_type="image/svg+xml")
     response["ETag"] = etag
+    # Publication can hide or reveal test scores: never reuse a stored copy unchecked.
     patch_cache_control(response, private=True, no_cache=True)
     return response
 

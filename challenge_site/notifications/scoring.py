@@ -222,7 +222,9 @@ def _ladder_line(entry) -> str:
         text = f"this entry has no shown score (its {ladder.loss.name} is n/a)."
     else:
         text = f"your shown {ladder.loss.name} is {ladder.text} (shown to {ladder.precision_text})."
-        if ladder.accepted:
+        if ladder.first:
+            text += " This entry set it: it is your first entry with a shown score on this split."
+        elif ladder.accepted:
             text += " This entry set it: it beat your previous shown score by more than the "
             text += "standard error of their difference."
         else:

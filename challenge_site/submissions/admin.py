@@ -27,6 +27,7 @@ from datasets.models import Dataset, Split
 
 from . import moderation
 from .admin_probing import FIELDSET, READONLY_FIELDS, ProbingAdminMixin, ProbingFlagFilter
+from .admin_scores import RankingScoresAdminMixin
 from .display import participant_name
 from .models import (
     REASON_REQUIRED,
@@ -221,7 +222,7 @@ def _entries(count: int) -> str:
 
 
 @admin.register(Submission)
-class SubmissionAdmin(ProbingAdminMixin, ChallengeScopedAdmin):
+class SubmissionAdmin(RankingScoresAdminMixin, ProbingAdminMixin, ChallengeScopedAdmin):
     """Each organiser's submissions console: the submissions of their challenges only."""
 
     challenge_path = "dataset__challenge"
@@ -233,6 +234,7 @@ class SubmissionAdmin(ProbingAdminMixin, ChallengeScopedAdmin):
         "method",
         "held_splits",
         "status",
+        *RankingScoresAdminMixin.RANKING_COLUMNS,
         "moderation_state",
         "phase",
         "probing_flags",

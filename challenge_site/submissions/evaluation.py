@@ -34,7 +34,9 @@ from scoring.upload_check import (  # noqa: F401 - REPORT_MAX_BYTES: the site's 
 )
 
 from .archive import ArchiveError, Limits, inspect, open_member, open_zip
+from .kept_files import KeptFiles
 from .models import Status, Submission
+from .storage import read_bytes, reading
 
 SPLIT_ORDER = [Split.TRAIN, Split.VAL, Split.TEST]
 # The plot data's key for the values reported beside the losses and not ranked
@@ -90,19 +92,44 @@ class Outcome:
         return cls(Status.FAILED, failure=failure, failure_detail=detail or failure)
 
 
-def read_dataset_targets(dataset: Dataset, splits=None) -> dict[Split, np.ndarray]:
+# Parsed target and slices files kept by each worker process (kept_files.py): a run
+# reads the same few files as the run before it. An entry is found by everything its
+# parse depends on (the stored file's name, size and sha256, the task and options), so a
+# replaced file or changed options are read afresh.
+KEPT = KeptFiles(64 * 1024 * 1024)
+
+
+def _file_key(datafile, *extra) -> tuple:
+    return (datafile.storage_alias, datafile.path, datafile.size, datafile.sha256, *extra)
+
+
+def _read_stored(datafile) -> bytes:
+    return read_bytes(datafile.path, storage=storages[datafile.storage_alias])
+
+
+def _parse_targets(datafile, options) -> np.ndarray:
+    dataset = datafile.dataset
+    return scoring.read_targets(
+        _read_stored(datafile), path=datafile.filename, task=dataset.task, options=options
+    )
+
+
+def read_dataset_targets(dataset: Dataset, splits=None, *, files=None) -> dict[Split, np.ndarray]:
     """The dataset's stored target files (those of ``splits``, or all), read (and checked)
-    by the scoring package."""
+    by the scoring package. ``files``: the dataset's DatasetFile rows, if already read."""
+    if files is None:
+        files = dataset.files.filter(kind=Kind.TARGETS)
+        if splits is not None:
+            files = files.filter(split__in=[str(split) for split in splits])
+    wanted = None if splits is None else {str(split) for split in splits}
+    options = dataset.scoring_options
     targets = {}
-    files = dataset.files.filter(kind=Kind.TARGETS)
-    if splits is not None:
-        files = files.filter(split__in=[str(split) for split in splits])
     for datafile in files:
-        with storages[datafile.storage_alias].open(datafile.path, "rb") as handle:
-            data = handle.read()
-        targets[Split(datafile.split)] = scoring.read_targets(
-            data, path=datafile.filename, task=dataset.task, options=dataset.scoring_options
-        )
+        if datafile.kind != Kind.TARGETS or (wanted is not None and datafile.split not in wanted):
+            continue
+        datafile.dataset = dataset  # (its filename names the dataset)
+        key = _file_key(datafile, "targets", dataset.task, repr(options))
+        targets[Split(datafile.split)] = KEPT.get(key, partial(_parse_targets, datafile, options))
     return targets
 
 
@@ -111,18 +138,21 @@ def slice_key(loss: str, slice_name: str) -> str:
     return f"{loss}@{slice_name}"
 
 
-def read_dataset_slices(dataset: Dataset, split: str, n: int) -> np.ndarray | None:
+def read_dataset_slices(dataset: Dataset, split: str, n: int, *, files=None) -> np.ndarray | None:
     """The slice of each of the split's ``n`` examples (its stored slices file, read and
-    checked by the scoring package), or None when the split has none (scoring.md §8)."""
+    checked by the scoring package), or None when the split has none (scoring.md §8).
+    ``files``: the dataset's DatasetFile rows, if already read."""
     if split not in SLICED_SPLITS:
         return None
-    datafile = dataset.files.filter(split=split, kind=Kind.SLICES).first()
+    if files is None:
+        datafile = dataset.files.filter(split=split, kind=Kind.SLICES).first()
+    else:
+        datafile = next((f for f in files if f.split == split and f.kind == Kind.SLICES), None)
     if datafile is None:
         return None
-    with storages[datafile.storage_alias].open(datafile.path, "rb") as handle:
-        data = handle.read()
     datafile.dataset = dataset  # (its filename names the dataset)
-    return scoring.read_slices(data, path=datafile.filename, n=n)
+    read = partial(scoring.read_slices, path=datafile.filename, n=n)
+    return KEPT.get(_file_key(datafile, "slices", n), lambda: read(_read_stored(datafile)))
 
 
 def slice_scores(evaluation: scoring.Evaluation, names: np.ndarray | None) -> dict:
@@ -201,12 +231,12 @@ def scored_targets(dataset: Dataset, split: str) -> dict[str, np.ndarray]:
 
 
 def _with_parts(
-    dataset: Dataset, split: Split, filename: str, evaluation: scoring.Evaluation
+    dataset: Dataset, split: Split, filename: str, evaluation: scoring.Evaluation, *, files=None
 ) -> list[SplitOutcome]:
     """The split's outcome (with its slices' scores, when it has slices), followed for a
     test split by its public and private parts' (scored as if each were the whole file)
     when the challenge has a public part."""
-    slices = read_dataset_slices(dataset, split, evaluation.n)
+    slices = read_dataset_slices(dataset, split, evaluation.n, files=files)
     outcomes = [_split_outcome(split, filename, evaluation, slices)]
     mask = public_mask(dataset, evaluation.n) if split == Split.TEST else None
     if mask is not None:
@@ -251,7 +281,7 @@ def evaluate_baseline(dataset: Dataset) -> Outcome:
 def _spool(submission: Submission, limits: Limits):
     """The stored zip in a seekable temporary file (in memory while small), size-bounded."""
     spooled = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)  # noqa: SIM115 - returned
-    with submission.file.open("rb") as stored:
+    with reading(submission.file.name) as stored:
         for chunk in iter(partial(stored.read, 1 << 20), b""):
             spooled.write(chunk)
             if spooled.tell() > limits.upload_bytes:
@@ -303,7 +333,9 @@ def _evaluate_archive(archive, dataset: Dataset, limits: Limits, progress: Progr
     except ArchiveError as error:
         return Outcome(Status.INVALID, errors=error.problems)
     options = dataset.scoring_options
-    stored_targets = set(dataset.files.filter(kind=Kind.TARGETS).values_list("split", flat=True))
+    # The dataset's target and slices files, read once for the run.
+    files = list(dataset.files.filter(kind__in=[Kind.TARGETS, Kind.SLICES]))
+    stored_targets = {datafile.split for datafile in files if datafile.kind == Kind.TARGETS}
 
     # 1. Every file checked in full before any target is read (a split with no file yet
     # is not: it is reported as missing below). The same check as at upload.
@@ -322,7 +354,7 @@ def _evaluate_archive(archive, dataset: Dataset, limits: Limits, progress: Progr
     # and must not show (services.py words it).
     if not all(policy.scores_public(dataset.challenge, split) for split in contents.members):
         progress.hidden_targets_read = True
-    targets = read_dataset_targets(dataset, splits={*contents.members, Split.TRAIN})
+    targets = read_dataset_targets(dataset, splits={*contents.members, Split.TRAIN}, files=files)
     splits: list[SplitOutcome] = []
     for split, member in contents.members.items():
         with open_member(archive, member) as stream:
@@ -334,7 +366,7 @@ def _evaluate_archive(archive, dataset: Dataset, limits: Limits, progress: Progr
                 predictions_path=member.name,
                 train_targets=targets.get(Split.TRAIN),
             )
-        splits.extend(_with_parts(dataset, split, member.name, evaluation))
+        splits.extend(_with_parts(dataset, split, member.name, evaluation, files=files))
     return Outcome(Status.SCORED, splits, fingerprint=_fingerprint(archive, contents))
 
 

@@ -25,7 +25,7 @@ from datasets.models import ScoredSplit
 from . import finals, policy
 from .access import get_owned_or_404
 from .entrants import Entrant
-from .models import Submission
+from .models import Status, Submission
 
 
 def _own_entry(request, pk: int) -> Submission:
@@ -37,8 +37,8 @@ def final_for(submission: Submission, *, user, now) -> dict | None:
     """``final_status`` for the owner of a test-phase entry; None for anyone else."""
     if not policy.owns(submission, user=user):
         return None
-    if submission.phase != Phase.TEST:
-        return None
+    if submission.phase != Phase.TEST or submission.status == Status.INVALID:
+        return None  # an invalid entry can never be final: no panel
     return final_status(submission, user=user, now=now)
 
 
@@ -52,12 +52,15 @@ def final_status(submission: Submission, *, user, now) -> dict:
     counts_known = not challenge.has_public_part or exact_scores_visible(
         challenge, ScoredSplit.PUBLIC, user=user, now=now
     )
+    full = not submission.final and len(chosen.chosen) >= chosen.limit
     return {
         "final": submission.final,
-        # Whether the button shows: marking needs a selectable entry; unmarking only the
-        # test phase (a final entry the organisers hid may be given up).
-        "selectable": finals.selectable(submission, now=now)
+        # Whether the button shows: marking needs a selectable entry and a free place
+        # (at 2 of 2 the page says to unmark one first); unmarking only the test phase (a
+        # final entry the organisers hid may be given up).
+        "selectable": (finals.selectable(submission, now=now) and not full)
         or (submission.final and current_phase(challenge, now=now) == Phase.TEST),
+        "full": full and finals.selectable(submission, now=now),
         "chosen": len(chosen.chosen),
         "limit": chosen.limit,
         "in_final_ranking": submission.in_final_ranking if counts_known else None,

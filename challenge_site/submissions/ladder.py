@@ -16,6 +16,7 @@ put in order by the second.
 import math
 
 import numpy as np
+from django.db.models import Q
 
 import scoring
 import scoring.ladder
@@ -43,6 +44,31 @@ def _loss_terms(loaded: dict, loss: scoring.Loss, value: float) -> np.ndarray | 
     if not (math.isfinite(mean) and math.isfinite(value)) or mean == 0:
         return None
     return found * (value / mean)
+
+
+def first_shown(row: Score) -> bool:
+    """Whether ``row`` (a ranking-loss row that set its participant's shown score) is the
+    participant's first entry with a shown score on its split: then there was no earlier
+    shown score for it to beat. One query (submission_listing_idx-backed lookups)."""
+    submission = row.submission
+    entrant = Entrant.of(submission)
+    if entrant is None:
+        return False
+    earlier = Q(submission__created__lt=submission.created) | Q(
+        submission__created=submission.created, submission_id__lt=submission.pk
+    )
+    return not (
+        Score.objects.filter(
+            entrant.q("submission__"),
+            dataset_id=row.dataset_id,
+            split=row.split,
+            loss=row.loss,
+            ladder_value__isnull=False,
+            submission__is_baseline=False,
+        )
+        .filter(earlier)
+        .exists()
+    )
 
 
 def refresh(*, dataset: Dataset, entrant: Entrant, split: str) -> int:

@@ -126,6 +126,11 @@ class Submission(models.Model):
     task_id = models.CharField(max_length=64, blank=True, help_text="Celery task of the run.")
     queued_at = models.DateTimeField()
     started_at = models.DateTimeField(null=True, blank=True)
+    # Refreshed by the running attempt every SUBMISSION_HEARTBEAT_INTERVAL seconds
+    # (heartbeat.py): a run whose beat stopped is taken over without waiting for the timeout.
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last sign of life of the running scoring attempt."
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
     moderation = models.CharField(
         max_length=12,
@@ -235,6 +240,13 @@ class Submission(models.Model):
                 fields=["moderation", "dataset"],
                 condition=~Q(moderation=Moderation.NONE),
                 name="submission_moderated_idx",
+            ),
+            # A board's rank counts (leaderboard.queries.position): WHERE dataset AND
+            # withdrawn_at IS NOT NULL, a few rows among all the submissions.
+            models.Index(
+                fields=["dataset"],
+                condition=Q(withdrawn_at__isnull=False),
+                name="submission_withdrawn_idx",
             ),
         ]
 

@@ -28,7 +28,7 @@ from scoring.upload_check import (  # noqa: F401 - PHASE_SPLITS: the site's name
     unknown_dataset,
 )
 
-from . import evaluation, formatcheck, probing, signals, standings, terms
+from . import evaluation, formatcheck, heartbeat, probing, signals, standings, terms
 from .archive import ArchiveError, Contents, Limits, bounded, inspect, open_zip, verify
 from .entrants import Entrant
 from .limits import LimitReached, check_allowance, check_rejected_today
@@ -44,6 +44,7 @@ from .models import (
 from .policy import valid_q
 from .resources import memory_cap
 from .retention import delete_stored_zip, purge_invalid_zips  # noqa: F401 - callers name them here
+from .storage import private_storage
 
 logger = logging.getLogger(__name__)
 
@@ -201,8 +202,10 @@ def score_submission(
     """Score one submission: queued → running → scored | invalid | failed.
 
     Idempotent: a final submission is only scored again with ``force``; a running one
-    is left alone unless its run is older than the timeout or this is the same task
-    delivered again (its worker died). Returns the submission if this call scored it.
+    is left alone unless its run is stale (heartbeat.is_stale: its heartbeat stopped, or
+    without one older than the timeout) or this is the same task delivered again (its
+    worker died). While it runs, a thread keeps its heartbeat. Returns the submission if
+    this call scored it.
     Raises one of INTERRUPTED if the database or the object store went away: the
     submission is left running, to be taken over by the task's retry or, failing that,
     by the sweep.
@@ -210,6 +213,12 @@ def score_submission(
     attempt = _claim(submission_id=submission_id, force=force, task_id=task_id, now=now)
     if attempt is None:
         return None
+    with heartbeat.beating(submission_id=submission_id, attempt=attempt):
+        return _run(submission_id=submission_id, attempt=attempt)
+
+
+def _run(*, submission_id: int, attempt: int) -> Submission | None:
+    """Evaluate the claimed run ``attempt`` and store its outcome (see score_submission)."""
     submission = Submission.objects.select_related("dataset__challenge").get(pk=submission_id)
     progress = evaluation.Progress()
     cap = None
@@ -222,7 +231,9 @@ def score_submission(
     except Exception as error:
         outcome = _failed_run(submission_id, error, progress=progress, cap=cap)
     try:
-        return _finish(submission_id=submission_id, attempt=attempt, outcome=outcome)
+        return _finish(
+            submission_id=submission_id, attempt=attempt, outcome=outcome, run=submission
+        )
     except DATABASE_GONE:
         logger.warning(
             "submission %s: the database went away while storing the scores", submission_id
@@ -268,7 +279,6 @@ def _cause(error: BaseException) -> str:
 def _claim(*, submission_id: int, force: bool, task_id: str, now: datetime | None) -> int | None:
     """Mark the submission running and return the attempt number, or None to skip it."""
     now = now or timezone.now()
-    timeout = timedelta(seconds=settings.SUBMISSION_SCORING_TIMEOUT)
     with transaction.atomic():
         standings.lock_owners([submission_id])  # before the submission: see standings
         submission = Submission.objects.select_for_update().filter(pk=submission_id).first()
@@ -280,7 +290,7 @@ def _claim(*, submission_id: int, force: bool, task_id: str, now: datetime | Non
                 return None
             submission.attempts = 0
         elif submission.status == Status.RUNNING:
-            stale = submission.started_at is None or submission.started_at <= now - timeout
+            stale = heartbeat.is_stale(submission, now=now)
             redelivered = bool(task_id) and task_id == submission.task_id
             if not (stale or redelivered):
                 return None
@@ -305,24 +315,41 @@ def _claim(*, submission_id: int, force: bool, task_id: str, now: datetime | Non
         submission.status = Status.RUNNING
         submission.attempts += 1
         submission.started_at = now
+        submission.heartbeat_at = now  # the first beat; the run's thread keeps it fresh
         submission.finished_at = None
         submission.task_id = task_id
         submission.save(
-            update_fields=["status", "attempts", "started_at", "finished_at", "task_id"]
+            update_fields=[
+                "status",
+                "attempts",
+                "started_at",
+                "heartbeat_at",
+                "finished_at",
+                "task_id",
+            ]
         )
         if was_listed:
             standings.listing_changed(dataset=submission.dataset, entrant=Entrant.of(submission))
         return submission.attempts
 
 
-def _finish(*, submission_id: int, attempt: int, outcome) -> Submission | None:
+def _finish(
+    *, submission_id: int, attempt: int, outcome, run: Submission | None = None
+) -> Submission | None:
     """Store the outcome: the terms files first (fresh names), then the rows in one
-    transaction, asking for the intervals of every split whose entries changed."""
-    stored = terms.save_outcome(submission_id=submission_id, outcome=outcome)
+    transaction, asking for the intervals of every split whose entries changed.
+    ``run``: the submission as the run read it, which names the terms files."""
+    stored = terms.save_outcome(submission_id=submission_id, outcome=outcome, submission=run)
     try:
         with transaction.atomic():
             standings.lock_owners([submission_id])  # before the submission: see standings
-            submission = Submission.objects.select_for_update().get(pk=submission_id)
+            # With its dataset and challenge (what _write reads), only its own row locked:
+            # never the dataset's, behind which every run finishing on it would wait.
+            submission = (
+                Submission.objects.select_for_update(of=("self",))
+                .select_related("dataset__challenge")
+                .get(pk=submission_id)
+            )
             if submission.status != Status.RUNNING or submission.attempts != attempt:
                 logger.info("submission %s: run %s was superseded", submission_id, attempt)
                 transaction.on_commit(partial(terms.delete, stored.values()))
@@ -378,9 +405,10 @@ def _write(submission: Submission, outcome, *, stored: dict[str, str] | None = N
     submission.failure = bounded(outcome.failure, 2000)
     submission.failure_detail = bounded(outcome.failure_detail, evaluation.REPORT_MAX_BYTES)
     submission.finished_at = timezone.now()
-    submission.save(
-        update_fields=["status", "errors", "failure", "failure_detail", "finished_at", "splits"]
-    )
+    fields = ["status", "errors", "failure", "failure_detail", "finished_at", "splits"]
+    if outcome.status == Status.INVALID and settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS == 0:
+        fields += _drop_invalid_zip(submission)
+    submission.save(update_fields=fields)
     if outcome.status == Status.SCORED and not submission.is_baseline:
         submission.predictions_sha256 = outcome.fingerprint
         probing.record(submission=submission, outcome=outcome)
@@ -394,6 +422,17 @@ def _write(submission: Submission, outcome, *, stored: dict[str, str] | None = N
 
 
 # --- Rescoring, the sweep, baselines -------------------------------------------------
+
+
+def _drop_invalid_zip(submission: Submission) -> list[str]:
+    """An invalid upload keeps only its report: its zip is deleted once the transaction
+    commits, so invalid uploads store nothing (the caller saves the fields returned)."""
+    if not submission.file:
+        return []
+    transaction.on_commit(partial(private_storage().delete, submission.file.name))
+    submission.file = ""
+    submission.file_deleted_at = submission.finished_at
+    return ["file", "file_deleted_at"]
 
 
 def rescore(*, submissions: QuerySet[Submission]) -> int:
@@ -430,11 +469,20 @@ def rescore_lacking(*, dataset: Dataset) -> int:
 
 
 def sweep(*, now: datetime) -> list[int]:
-    """Queue again the submissions left queued, or running, longer than the timeout."""
+    """Queue again the submissions left queued longer than the timeout, and the running
+    ones whose run is stale (heartbeat.is_stale); one sent again is left alone for as long
+    (``queued_at``), so a sweep every few seconds does not send it again each time."""
     cutoff = now - timedelta(seconds=settings.SUBMISSION_SCORING_TIMEOUT)
+    dead = now - timedelta(seconds=settings.SUBMISSION_HEARTBEAT_STALE)
     stuck = Submission.objects.filter(
         Q(status=Status.QUEUED, queued_at__lt=cutoff)
-        | Q(status=Status.RUNNING, started_at__lt=cutoff, queued_at__lt=cutoff)
+        | Q(status=Status.RUNNING, heartbeat_at__lt=dead, queued_at__lt=dead)
+        | Q(
+            status=Status.RUNNING,
+            heartbeat_at__isnull=True,
+            started_at__lt=cutoff,
+            queued_at__lt=cutoff,
+        )
     )
     with transaction.atomic():
         ids = list(stuck.select_for_update().values_list("pk", flat=True))

@@ -14,6 +14,7 @@ import scoring.ladder
 from challenge_site.challenges.policy import ladder_applies, slices_visible, split_visible
 from datasets.models import TEST_PARTS, ScoredSplit
 
+from .ladder import first_shown
 from .models import Submission
 
 # A slice's score is stored under "LOSS@SLICE" (evaluation.slice_key).
@@ -47,6 +48,7 @@ class LadderScore:
     shown: float | None  # the participant's shown score after this entry; None: no part
     precision: float | None  # the shown score's rounding unit (a power of ten; 0: exact)
     accepted: bool | None  # this entry set the shown score
+    first: bool = False  # … and it is the participant's first shown score (none to beat)
 
     @property
     def text(self) -> str:
@@ -203,6 +205,7 @@ def score_table(submission: Submission, *, user, now=None) -> list[SplitScores]:
                 row.ladder_value if row else None,
                 row.ladder_precision if row else None,
                 row.ladder_accepted if row else None,
+                first=bool(row and row.ladder_accepted) and first_shown(row),
             )
             table.append(SplitScores(split, True, [], None, ladder))
             continue

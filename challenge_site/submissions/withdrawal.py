@@ -25,7 +25,7 @@ from challenge_site.challenges.models import Phase
 from . import standings
 from .access import get_owned_or_404
 from .entrants import Entrant
-from .models import Submission
+from .models import Status, Submission
 
 
 class WithdrawalError(Exception):
@@ -36,6 +36,8 @@ def refusal(submission: Submission, *, now: datetime) -> str | None:
     challenge = submission.dataset.challenge
     if submission.withdrawn_at is not None:
         return f"Submission #{submission.pk} is withdrawn already."
+    if submission.status == Status.INVALID:
+        return f"Submission #{submission.pk} is invalid: it is on no leaderboard to withdraw from."
     if submission.phase == Phase.TEST and now > challenge.deadline:
         # Withdrawing one would change which entries count (finals.counted_ids) after
         # final choices have closed.

@@ -187,7 +187,10 @@ def run(
         settings = config.resolve(url=args.url, token=args.token, environ=environ)
         api = Api(settings.url, token=settings.token, progress=args.progress, stderr=stderr)
         ctx = commands.Context(settings, api, stdout, stderr, stdin or sys.stdin)
-        return args.handler(args, ctx)
+        try:
+            return args.handler(args, ctx)
+        except ClientError as error:
+            raise _not_logged_in(error, settings) from None
     except ClientError as error:
         stderr.write(f"puc: {error.message}\n")
         for line in error.details:
@@ -195,12 +198,67 @@ def run(
         return error.code
 
 
+def _not_logged_in(error: ClientError, settings: config.Settings) -> ClientError:
+    """Before any `puc login` (no token, the default site) an unreachable site means the
+    user has not said which site: "not logged in" (exit 3) says what to do."""
+    if error.code != errors.UNAVAILABLE or not error.message.startswith("cannot reach"):
+        return error
+    if settings.token is not None or not settings.url_defaulted:
+        return error
+    return ClientError(
+        f"not logged in: run `puc login --url https://SITE` (no site was given, and the "
+        f"default {config.DEFAULT_URL} cannot be reached)",
+        errors.AUTH,
+    )
+
+
+class PipeSafeOutput:
+    """stdout that swallows a closed pipe (`puc validate DIR | head`): the command runs to
+    its end and exits with its own status, not 0 and not a traceback."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.closed_pipe = False
+
+    def write(self, text: str) -> int:
+        if not self.closed_pipe:
+            try:
+                self.stream.write(text)
+            except BrokenPipeError:
+                self._closed()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.closed_pipe:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._closed()
+
+    def _closed(self) -> None:
+        self.closed_pipe = True
+        # Python flushes sys.stdout again at exit: point it at /dev/null so that the
+        # interpreter does not print "Exception ignored … BrokenPipeError" to stderr.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    output = PipeSafeOutput(sys.stdout)
     try:
-        return run(argv)
+        return run(argv, stdout=output)
     except KeyboardInterrupt:
         sys.stderr.write("\npuc: interrupted\n")
         return errors.INTERRUPTED
-    except BrokenPipeError:  # `puc leaderboard … | head`
-        sys.stderr.close()
-        return errors.OK
+    finally:
+        output.flush()  # here, where a closed pipe is caught, not at the interpreter's exit

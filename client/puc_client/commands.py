@@ -4,9 +4,12 @@ arguments and a :class:`Context`, prints its result and returns an exit code."""
 from __future__ import annotations
 
 import getpass
+import hashlib
 import json
 import re
 import sys
+import time
+import urllib.request
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,7 +20,7 @@ from urllib.parse import quote
 
 from . import config, errors
 from .errors import ClientError
-from .output import date_text, table
+from .output import date_text, table, value_text
 from .progress import human_bytes
 from .transport import Api
 
@@ -69,6 +72,18 @@ def refusal_means_refused() -> Iterator[None]:
     except ClientError as error:
         if error.status == 400:
             error.code = errors.REFUSED
+        raise
+
+
+@contextmanager
+def bad_options_mean_usage() -> Iterator[None]:
+    """The site's 400 for a leaderboard option it does not know (``--split bogus``): a bad
+    argument (exit code 2), with the site's words; no file has problems."""
+    try:
+        yield
+    except ClientError as error:
+        if error.status == 400:
+            error.code = errors.USAGE
         raise
 
 
@@ -212,18 +227,18 @@ def leaderboard(args, ctx: Context) -> int:
     if args.csv:
         # The site's own CSV: every row, in the page's order, its columns.
         path = f"/challenges/{board}/leaderboard.csv"
-        with not_found_means(no_dataset(args)):
-            if args.output:
-                ctx.api.download(path, Path(args.output), params=params)
-                ctx.say(f"Saved {args.output}.")
-            else:
-                ctx.stdout.write(ctx.api.get_text(path, params))
+        with not_found_means(no_dataset(args)), bad_options_mean_usage():
+            text = board_file(ctx, path, params, output=Path(args.output) if args.output else None)
+        if args.output:
+            ctx.say(f"Saved {args.output}.")
+        else:
+            ctx.stdout.write(text)
         return errors.OK
     url = ctx.api.url(f"/api/v1/challenges/{board}/leaderboard/", params)
     rows: list[dict] = []
     first = None
     while url and len(rows) < args.limit:
-        with not_found_means(no_dataset(args)):
+        with not_found_means(no_dataset(args)), bad_options_mean_usage():
             page = ctx.api.get_json(url)
         first = first or page
         rows += page["results"]
@@ -244,9 +259,83 @@ def leaderboard(args, ctx: Context) -> int:
     return errors.OK
 
 
+# How long `leaderboard --csv` waits for the site to prepare a board's file.
+BOARD_FILE_WAIT = 900
+
+
+def _head(ctx: Context, path: str, params: dict) -> tuple[int, dict]:
+    """(status, headers) of a HEAD request: the site answers 202 while it prepares a
+    board's file (a worker builds it), 200 with its X-Content-SHA256 once ready."""
+    url = ctx.api.url(path, params)
+    request = urllib.request.Request(url, headers=ctx.api._headers("*/*"), method="HEAD")
+    with ctx.api._open(request) as response:
+        return response.status, dict(response.headers)
+
+
+def board_file(ctx: Context, path: str, params: dict, *, output: Path | None, clock=time):
+    """The board's whole file (the text, or saved to ``output``; then ""): waits while the
+    site prepares it, and checks what arrived against the sha256 the site announced,
+    asking again if the board changed in between (a new file is then being prepared)."""
+    deadline = clock.monotonic() + BOARD_FILE_WAIT
+    told = False
+    while True:
+        status, headers = _head(ctx, path, params)
+        expected = {k.lower(): v for k, v in headers.items()}.get("x-content-sha256")
+        if status == 200:
+            if output is not None:
+                ctx.api.download(path, output, params=params)
+                data, text = output.read_bytes(), ""
+            else:
+                text = ctx.api.get_text(path, params)
+                data = text.encode()
+            if expected is None or hashlib.sha256(data).hexdigest() == expected:
+                return text
+        elif not told:
+            ctx.note("The site is preparing the board's file; waiting for it.")
+            told = True
+        if clock.monotonic() > deadline:
+            raise ClientError(
+                f"the site was still preparing the file after {BOARD_FILE_WAIT} s; try again later",
+                errors.UNAVAILABLE,
+            )
+        retry = {k.lower(): v for k, v in headers.items()}.get("retry-after", "")
+        clock.sleep(min(max(int(retry) if retry.isdigit() else 5, 1), 30))
+
+
 def participant(row: dict) -> str:
     """The participant column; the organisers' baselines have none."""
     return row.get("participant") or ("(baseline)" if row.get("is_baseline") else "")
+
+
+# The site's marks (its leaderboard's legend): entries made outside the test phase.
+MARKS = {"<": "made before the test phase", ">": "made after the deadline"}
+
+
+def _interval_text(row: dict, sort: str) -> str:
+    """The sort loss's 95 % interval as the site shows it: "[lo, hi]", "≈" when the entry
+    cannot be told apart from the leader, "†" when the interval may be too narrow."""
+    pair = (row.get("intervals") or {}).get(sort)
+    if not pair:
+        return ""
+    text = f"[{value_text(pair[0])}, {value_text(pair[1])}]"
+    if (row.get("indistinguishable_from_leader") or {}).get(sort):
+        text = "≈ " + text
+    if (row.get("heavy_tail") or {}).get(sort):
+        text += " †"
+    return text
+
+
+def _unranked_reason(row: dict, sort: str) -> str | None:
+    """Why a row's rank is "-", as the site's page says it; None for a ranked row."""
+    if row.get("rank") is not None:
+        return None
+    if row.get("is_baseline"):
+        return "the baseline, shown in its place, takes no rank"
+    if row.get("in_final_ranking") is False:
+        return "does not count for the final ranking"
+    if row["scores"].get(sort) is None:
+        return f"its {sort} is n/a"
+    return "not ranked on this board"
 
 
 def board_table(page: dict, rows: list[dict]) -> str:
@@ -256,16 +345,32 @@ def board_table(page: dict, rows: list[dict]) -> str:
     view = {"all": "every entry", "best": "best entry per participant"}.get(
         page["view"], page["view"]
     )
+    sort = page["sort"]
     title = (
-        f"{page['challenge']} / {page['dataset']}: {page['split']} split, "
-        f"sorted by {page['sort']}, {view}"
+        f"{page['challenge']} / {page['dataset']}: {page['split']} split, sorted by {sort}, {view}"
     )
+    with_intervals = any((row.get("intervals") or {}).get(sort) for row in rows)
+    headers = ["rank", "participant", "method", "id", "mark", *losses]
+    headers += [f"{sort} 95% interval"] if with_intervals else []
     body = table(
-        ["rank", "participant", "method", "id", *losses],
+        headers,
         [
-            [row["rank"], participant(row), row["method"], row["submission"]]
+            [row["rank"], participant(row), row["method"], row["submission"], row.get("mark")]
             + [row["scores"].get(loss) for loss in losses]
+            + ([_interval_text(row, sort)] if with_intervals else [])
             for row in rows
         ],
     )
-    return f"{title}\n{body}"
+    notes = [
+        f"id {row['submission']}: rank -, {reason}"
+        for row in rows
+        if (reason := _unranked_reason(row, sort))
+    ]
+    marks = sorted({row.get("mark") for row in rows} & MARKS.keys())
+    notes += [f"mark {mark}: {MARKS[mark]}" for mark in marks]
+    if with_intervals:
+        notes.append(
+            f"{sort} 95% interval: paired bootstrap; ≈ cannot be told apart from the leader; "
+            "† may be too narrow (a few examples dominate)"
+        )
+    return "\n".join([title, body, *notes])

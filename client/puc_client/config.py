@@ -78,6 +78,8 @@ class Settings:
     url: str
     token: str | None
     path: Path
+    # No --url, no $PUC_URL, no saved site: DEFAULT_URL stands in.
+    url_defaulted: bool = False
 
 
 def normalise_url(url: str) -> str:
@@ -94,6 +96,8 @@ def resolve(
 ) -> Settings:
     path = config_path(environ)
     saved = load(path)
-    chosen_url = url or environ.get(ENV_URL) or saved.get("url") or DEFAULT_URL
+    chosen_url = url or environ.get(ENV_URL) or saved.get("url")
     chosen_token = token or environ.get(ENV_TOKEN) or saved.get("token") or None
-    return Settings(normalise_url(chosen_url), chosen_token, path)
+    return Settings(
+        normalise_url(chosen_url or DEFAULT_URL), chosen_token, path, url_defaulted=not chosen_url
+    )

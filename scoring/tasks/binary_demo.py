@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .demo import Data, Demo, Method, lines, nearest, standardise
+from .demo import Data, Demo, Method, fitted, lines, nearest, standardise
 
 
 def _logistic_fit(x: np.ndarray, y: np.ndarray, *, l2: float, steps: int = 300) -> np.ndarray:
@@ -17,12 +17,13 @@ def _logistic_fit(x: np.ndarray, y: np.ndarray, *, l2: float, steps: int = 300) 
         p = 1 / (1 + np.exp(-np.clip(design @ weights, -30, 30)))
         gradient = design.T @ (p - y) / len(y) + l2 * np.r_[weights[:-1], 0.0]
         weights -= step * gradient
+    weights.setflags(write=False)  # demo.fitted shares it with later calls on the same data
     return weights
 
 
 def _logistic(data: Data, *, l2: float) -> np.ndarray:
     x, query = standardise(data.x, data.query)
-    weights = _logistic_fit(x, data.y, l2=l2)
+    weights = fitted("logistic", lambda: _logistic_fit(x, data.y, l2=l2), x, data.y, l2=l2)
     p = 1 / (1 + np.exp(-np.clip(np.hstack([query, np.ones((len(query), 1))]) @ weights, -30, 30)))
     # Never certain: at most as sure as one more training example could justify.
     limit = 1 / (len(data.y) + 1)

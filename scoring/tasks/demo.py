@@ -11,6 +11,7 @@ pipeline.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -62,6 +63,29 @@ class Demo:
     def chosen(self, options: ScoringOptions) -> list[tuple[str, Method]]:
         """The entries a dataset of these options accepts."""
         return [(user, method) for user, method in self.entries if method.allowed(options)]
+
+
+# The fits the demo methods make, by their training data: a dataset's val and test files
+# and two methods of one model (logistic regression, its thresholded copy) share one fit,
+# so `make run` fits each model once (scoring.tasks.binary_demo, regression_demo).
+_FITS: dict[tuple, object] = {}
+_FITS_KEPT = 16
+
+
+def fitted(name: str, fit: Callable[[], object], *arrays: np.ndarray, **options) -> object:
+    """``fit()``, or its earlier result for the same ``arrays`` (by their bytes) and
+    ``options``: the same numbers, computed once."""
+    digest = hashlib.sha1()
+    for array in arrays:
+        array = np.ascontiguousarray(array)
+        digest.update(repr((array.dtype.str, array.shape)).encode())
+        digest.update(array.data)
+    key = (name, digest.hexdigest(), tuple(sorted(options.items())))
+    if key not in _FITS:
+        if len(_FITS) >= _FITS_KEPT:
+            _FITS.pop(next(iter(_FITS)))
+        _FITS[key] = fit()
+    return _FITS[key]
 
 
 def standardise(x: np.ndarray, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .demo import Data, Demo, Method, lines, nearest, standardise
+from .demo import Data, Demo, Method, fitted, lines, nearest, standardise
 
 STEPS = 200  # gradient-descent steps
 STEP_SIZE = 1.0  # on standardised features with a bias
@@ -69,6 +69,18 @@ def fit_softmax(
     return weights
 
 
+def fitted_softmax(features: np.ndarray, labels: np.ndarray, *, classes: int) -> np.ndarray:
+    """fit_softmax, once per training data (demo.fitted): a dataset's val and test files
+    share the fit."""
+
+    def fit() -> np.ndarray:
+        weights = fit_softmax(features, labels, classes=classes)
+        weights.setflags(write=False)
+        return weights
+
+    return fitted("softmax", fit, features, labels, classes=classes)
+
+
 class Model:
     """Softmax regression on quadratic features of standardised inputs: fitted on
     ``x``/``labels``, giving logits for any inputs."""
@@ -77,7 +89,8 @@ class Model:
         self.mean, self.scale = self._moments(x)
         features = quadratic((x - self.mean) / self.scale)
         self.f_mean, self.f_scale = self._moments(features)
-        self.weights = fit_softmax((features - self.f_mean) / self.f_scale, labels, classes=classes)
+        features = (features - self.f_mean) / self.f_scale
+        self.weights = fitted_softmax(features, labels, classes=classes)
 
     @staticmethod
     def _moments(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -137,7 +150,7 @@ def nearest_neighbours_vote(data: Data, k: int = 15) -> bytes:
 def linear_softmax_regression(data: Data) -> bytes:
     """Softmax regression on the standardised inputs alone: far fewer weights."""
     x, query = standardise(data.x, data.query)
-    weights = fit_softmax(x, data.y, classes=classes_of(data))
+    weights = fitted_softmax(x, data.y, classes=classes_of(data))
     design = np.hstack([query, np.ones((len(query), 1))])
     return lines(floored(softmax(design @ weights.astype(np.float64))))
 

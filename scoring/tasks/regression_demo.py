@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .demo import Data, Demo, Method, lines, nearest, standardise
+from .demo import Data, Demo, Method, fitted, lines, nearest, standardise
 
 QUANTILE_LEVELS = np.array([0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95])
 
@@ -13,11 +13,18 @@ QUANTILE_LEVELS = np.array([0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95])
 def _ridge(x: np.ndarray, y: np.ndarray, query: np.ndarray, *, ridge: float = 1e-3):
     """Means for ``query`` and the training residuals of a ridge regression."""
     x, query = standardise(x, query)
-    design = np.hstack([x, np.ones((len(x), 1))])
-    penalty = ridge * len(x) * np.eye(design.shape[1])
-    penalty[-1, -1] = 0.0
-    weights = np.linalg.solve(design.T @ design + penalty, design.T @ y)
-    residuals = y - design @ weights
+
+    def fit():
+        design = np.hstack([x, np.ones((len(x), 1))])
+        penalty = ridge * len(x) * np.eye(design.shape[1])
+        penalty[-1, -1] = 0.0
+        weights = np.linalg.solve(design.T @ design + penalty, design.T @ y)
+        residuals = y - design @ weights
+        weights.setflags(write=False)  # shared by later calls with the same data
+        residuals.setflags(write=False)
+        return weights, residuals
+
+    weights, residuals = fitted("ridge", fit, x, y, ridge=ridge)
     return np.hstack([query, np.ones((len(query), 1))]) @ weights, residuals
 
 

@@ -8,6 +8,39 @@
     return (bytes / 1000000).toFixed(1) + " MB";
   }
 
+  // After <main> is replaced the focus would fall on <body> and a screen reader would
+  // hear nothing: move it to the new page's message (or its heading) and say that text
+  // in the live region of base.html, which stays in place across the replacement.
+  function focusNewPage(main) {
+    // An alert first, else a status, else the heading (a status comes after the h1); the
+    // form's own alert, empty and hidden, is skipped.
+    var target = null;
+    ["[role=alert]", "[role=status]", "h1"].forEach(function (selector) {
+      target = target || Array.prototype.filter.call(main.querySelectorAll(selector), function (element) {
+        return !element.closest("[hidden]") && element.textContent.trim();
+      })[0];
+    });
+    if (!target) {
+      return;
+    }
+    if (!target.hasAttribute("tabindex")) {
+      target.setAttribute("tabindex", "-1");
+    }
+    target.focus();
+    var live = document.getElementById("page-announcer");
+    if (live) {
+      var heading = main.querySelector("h1");
+      var said = target.textContent.replace(/\s+/g, " ").trim();
+      if (heading && heading !== target) {
+        said = heading.textContent.replace(/\s+/g, " ").trim() + ". " + said;
+      }
+      live.textContent = said;
+    }
+    if (window.markScrollingBoxes) {
+      window.markScrollingBoxes();
+    }
+  }
+
   function showAccepted(url, html) {
     var page = new DOMParser().parseFromString(html, "text/html");
     var main = page.querySelector("main");
@@ -19,11 +52,12 @@
     document.title = page.title;
     document.querySelector("main").replaceWith(main);
     window.scrollTo(0, 0);
-    // The page refreshes itself until the submission is scored: keep doing so.
-    var refresh = page.querySelector('meta[http-equiv="refresh"]');
-    if (refresh) {
-      var seconds = parseInt(refresh.getAttribute("content"), 10) || 2;
-      window.setTimeout(function () { window.location.reload(); }, seconds * 1000);
+    focusNewPage(main);
+    // The page updates itself until the submission is scored (static/js/autoupdate.js, in
+    // the background, without a reload that would lose the focus): keep doing so.
+    var refresh = page.querySelector('meta[name="refresh-seconds"]');
+    if (refresh && window.refreshWhileWorking) {
+      window.refreshWhileWorking(parseInt(refresh.getAttribute("content"), 10) || 2);
     }
   }
 
@@ -85,11 +119,7 @@
         if (again) {
           enhance(again);
         }
-        var alert = main.querySelector("[role=alert]");
-        if (alert) {
-          alert.setAttribute("tabindex", "-1");
-          alert.focus();
-        }
+        focusNewPage(main);
       });
       xhr.addEventListener("error", function () {
         fail("The upload did not reach the server (connection lost?). Please try again.");

@@ -1,4 +1,5 @@
-"""Log-in throttling (django-axes): per user name and per address, site and admin alike."""
+"""Log-in throttling: django-axes locks each (user name, address) pair, site and admin alike;
+log-in forms are limited per address apart (RATE_LIMITS["login"])."""
 
 from datetime import timedelta
 
@@ -70,21 +71,35 @@ def test_the_fifth_failure_locks_and_four_do_not(client, ada, clock):
     assert not logged_in(client)
 
 
-def test_a_locked_user_name_is_refused_from_any_address(client, ada, clock):
+def test_an_attacker_cannot_lock_a_named_user_out(client, ada, clock):
+    """Five wrong passwords for ada from the attacker's address lock that pair only: ada
+    signs in from her own address at once, with her right password."""
     for _ in range(5):
         log_in(client, "ada", "wrong", address="10.0.0.1")
-    assert_locked(log_in(client, "ada", PASSWORD, address="10.0.0.2"))
-    assert not logged_in(client)
-
-
-def test_a_locked_address_is_refused_for_any_user_name(client, ada, clock):
-    for name in ("bob", "carol", "dan", "erin", "frank"):
-        log_in(client, name, "guess", address="10.0.0.1")
     assert_locked(log_in(client, "ada", PASSWORD, address="10.0.0.1"))
     assert not logged_in(client)
-    # Ada's own name is not locked: from elsewhere she logs in.
     assert log_in(client, "ada", PASSWORD, address="10.0.0.2").status_code == 302
     assert logged_in(client)
+
+
+def test_failures_of_others_behind_a_shared_address_do_not_lock_it(client, ada, clock):
+    for name in ("bob", "carol", "dan", "erin", "frank"):
+        log_in(client, name, "guess", address="10.0.0.1")
+    assert log_in(client, "ada", PASSWORD, address="10.0.0.1").status_code == 302
+    assert logged_in(client)
+
+
+def test_an_address_is_throttled_apart_across_user_names(client, ada, clock, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "login": "10/hour"}
+    for index in range(10):
+        assert log_in(client, f"user{index}", "guess", address="10.0.0.1").status_code == 200
+    refused = log_in(client, "ada", PASSWORD, address="10.0.0.1")
+    assert refused.status_code == 429
+    assert "Too many log-in forms sent from your address: at most 10 per hour" in (
+        refused.content.decode()
+    )
+    assert not logged_in(client)
+    assert log_in(client, "ada", PASSWORD, address="10.0.0.2").status_code == 302
 
 
 def test_the_lock_ends_after_the_cool_off(client, ada, clock):

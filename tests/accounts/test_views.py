@@ -168,3 +168,12 @@ def test_csrf_is_enforced_on_forms(user):
 def test_drf_create_token_command(user, capsys):
     call_command("drf_create_token", "ada")
     assert Token.objects.get(user=user).key in capsys.readouterr().out
+
+
+def test_the_first_token_is_not_said_to_replace_one(client, user):
+    client.force_login(user)
+    first = client.post(reverse("token_regenerate"), follow=True).content.decode()
+    assert "API token created: use it with" in first
+    assert "no longer works" not in first
+    second = client.post(reverse("token_regenerate"), follow=True).content.decode()
+    assert "New API token created; the previous one no longer works." in second

@@ -165,3 +165,38 @@ def test_participants_without_staff_status_get_no_admin(client, challenge, three
     client.force_login(three[0])
     response = client.get(reverse(CHANGELIST))
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_post_news_publishes_now_unless_scheduled_and_says_which(client, challenge, organiser):
+    import time_machine
+
+    client.force_login(organiser)
+    add = reverse("admin:announcements_announcement_add")
+    with time_machine.travel(VALIDATION, tick=False):
+        form = client.get(add).content.decode()
+        # The form starts with "now" filled in: saving it as it is publishes.
+        assert 'name="published_at_0" value="20/01/2030"' in form
+        assert 'name="published_at_1" value="12:00:00"' in form
+
+        def post(title, date="", time=""):
+            response = client.post(
+                add,
+                {
+                    "challenge": challenge.pk,
+                    "title": title,
+                    "body": "x",
+                    "published_at_0": date,
+                    "published_at_1": time,
+                },
+                follow=True,
+            )
+            return page_text(response)
+
+        now = post("Now", "2030-01-20", "12:00:00")
+        later = post("Later", "2030-01-25", "09:00:00")
+        draft = post("Draft")
+        news = page_text(client.get(reverse("challenge_news", args=[challenge.slug])))
+    assert "“Now” is published on the challenge's news page." in now
+    assert "“Later” is scheduled: it appears on the news page on 25 Jan 2030" in later
+    assert "“Draft” is a draft: it is not on the news page." in draft
+    assert "Now" in news and "Later" not in news and "Draft" not in news

@@ -8,6 +8,7 @@ import time_machine
 from django.test import Client
 from django.urls import reverse
 
+from challenge_site.accounts.models import Profile
 from challenge_site.challenges import policy
 from challenge_site.challenges.models import Participant
 from tests.factories import VALIDATION, make_challenge, make_user
@@ -163,3 +164,105 @@ def test_participants_are_not_added_in_the_admin(organiser, rows):
     page = _get(_admin(organiser), change)
     assert page.status_code == 200
     assert 'name="rules_accepted_at' not in page.content.decode()  # a record, read only
+
+
+# --- Issue 30, item 12: who they are, a CSV of them, a refusal's reason, a message -----
+
+
+def _post(client, action, *participants, **data):
+    with time_machine.travel(LATER, tick=False):
+        return client.post(
+            CHANGELIST,
+            {"action": action, "_selected_action": [p.pk for p in participants], **data},
+            follow=True,
+        )
+
+
+@pytest.fixture
+def profiles(rows):
+    Profile.objects.create(user=rows["ada"].user, display_name="Ada L.", affiliation="=HYPERLINK")
+    Profile.objects.create(user=rows["cyd"].user, display_name="Cyd", affiliation="Elsewhere")
+    return rows
+
+
+def test_the_list_shows_display_name_affiliation_rules_and_approval(organiser, profiles):
+    client = _admin(organiser)
+    _action(client, "approve_selected", profiles["ada"])
+    response = _get(client)
+    columns = response.context["cl"].list_display
+    for name in ("display_name", "affiliation", "rules_accepted_at", "approved_at"):
+        assert name in columns
+    page = response.content.decode()
+    assert "Ada L." in page and "=HYPERLINK" in page
+    assert "Elsewhere" not in page  # cyd's challenge is not theirs
+    assert _listed(_get(client, q="Ada L")) == {"ada"}  # by display name too
+
+
+def test_the_csv_export_holds_their_challenges_participants_only(organiser, profiles):
+    client = _admin(organiser)
+    _action(client, "approve_selected", profiles["ada"])
+    everyone = [profiles[name] for name in ("ada", "bob", "cyd")]
+    response = _post(client, "export_csv", *everyone)
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response["Content-Disposition"] == 'attachment; filename="participants.csv"'
+    lines = response.content.decode().splitlines()
+    assert lines == [
+        "challenge,username,display_name,affiliation,email,joined,rules_accepted_at,"
+        "approved_at,approved_by",
+        "demo,ada,Ada L.,'=HYPERLINK,ada@example.org,2030-01-20T12:00:00+00:00,"
+        "2030-01-20T12:00:00+00:00,2030-01-20T17:00:00+00:00,organiser",
+        "demo,bob,,,bob@example.org,2030-01-20T12:00:00+00:00,,,",
+    ]  # not cyd (another challenge); a formula is kept from running
+
+
+def test_a_refusal_e_mails_the_reason_and_withdraws_the_approval(organiser, rows, mailoutbox):
+    client = _admin(organiser)
+    _action(client, "approve_selected", rows["bob"])
+    asked = _post(client, "refuse_approval", rows["bob"], rows["cyd"])
+    assert asked.status_code == 200 and mailoutbox == []
+    assert "Refuse approval? Their reason is e-mailed" in asked.content.decode()
+    no_reason = _post(client, "refuse_approval", rows["bob"], post="yes", reason=" ")
+    assert "This field is required." in no_reason.content.decode() and mailoutbox == []
+    response = _post(
+        client, "refuse_approval", rows["bob"], rows["cyd"], post="yes", reason="No lab given."
+    )
+    assert "Refused: e-mail sent to bob." in response.content.decode()
+    [mail] = mailoutbox  # not cyd, of another challenge
+    assert mail.to == ["bob@example.org"] and mail.reply_to == ["organiser@example.org"]
+    assert mail.subject == "Demo challenge: participation not approved"
+    assert "Their reason:\n\nNo lab given.\n" in mail.body
+    assert "organiser of “Demo challenge”\nhttp" in mail.body
+    rows["bob"].refresh_from_db(), rows["cyd"].refresh_from_db()
+    assert (rows["bob"].approved_at, rows["bob"].approved_by) == (None, None)
+
+
+def test_a_message_goes_to_one_participant(organiser, rows, mailoutbox):
+    client = _admin(organiser)
+    both = _post(client, "write_to_participant", rows["ada"], rows["bob"])
+    assert "Select one participant to write to." in both.content.decode()
+    form = {"post": "yes", "subject": "Your file\nformat", "body": "Please use tabs."}
+    response = _post(client, "write_to_participant", rows["ada"], **form)
+    assert "E-mailed: e-mail sent to ada." in response.content.decode()
+    [mail] = mailoutbox
+    assert (mail.to, mail.subject) == (["ada@example.org"], "Demo challenge: Your file format")
+    assert mail.body.startswith("Please use tabs.\n\n-- \norganiser, organiser of")
+    # Another challenge's participant is not written to.
+    _post(client, "write_to_participant", rows["cyd"], **form)
+    assert len(mailoutbox) == 1
+
+
+def test_a_mail_server_that_is_down_changes_nothing(organiser, rows, mailoutbox, monkeypatch):
+    client = _admin(organiser)
+    _action(client, "approve_selected", rows["bob"])
+
+    def down(*args, **kwargs):
+        raise ConnectionRefusedError("down")
+
+    monkeypatch.setattr("django.core.mail.backends.locmem.EmailBackend.send_messages", down)
+    response = _post(client, "refuse_approval", rows["bob"], post="yes", reason="No lab.")
+    assert response.status_code == 200
+    assert "The mail server could not be reached: nothing was sent or changed." in (
+        response.content.decode()
+    )
+    rows["bob"].refresh_from_db()
+    assert rows["bob"].approved_by == organiser

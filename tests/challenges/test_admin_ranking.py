@@ -219,3 +219,25 @@ def test_a_changed_ranking_loss_recomputes_the_ladder(admin_client, submit_zip, 
         response = admin_client.post(url, data)
     assert response.status_code == 302 and "login" not in response.url
     assert (shown("nlpd"), shown("crps")) == (0, 3)
+
+
+def test_a_public_part_brings_the_ladder_unless_exact_is_chosen_and_then_warns(admin_client):
+    challenge = make_challenge()
+    gaze = make_dataset(challenge, "gaze")
+    with _at(admin_client, VALIDATION):
+        response = admin_client.post(
+            _change_url(challenge),
+            _edit_form(challenge, [gaze], test_public_fraction="0.4"),
+            follow=True,
+        )
+        assert "With a public part the feedback is now the Ladder" in response.content.decode()
+        challenge.refresh_from_db()
+        assert challenge.feedback == "ladder"
+        # Exact scores chosen on purpose are kept, with the warning each time.
+        response = admin_client.post(
+            _change_url(challenge), _edit_form(challenge, [gaze], feedback="exact"), follow=True
+        )
+        page = response.content.decode()
+        assert "Exact feedback with a public part lets participants read which test" in page
+    challenge.refresh_from_db()
+    assert (challenge.feedback, challenge.test_public_fraction) == ("exact", 0.4)

@@ -74,3 +74,28 @@ def test_only_organisers_may_switch_and_only_to_this_site():
     # the banner is for organisers only
     page = _client(make_user("ann")).get(reverse("challenge_detail", args=["demo"]))
     assert "View as a participant" not in page.content.decode()
+
+
+@pytest.mark.django_db
+def test_every_page_offers_the_way_back_and_the_preview_ends_by_itself():
+    challenge = make_challenge()
+    make_dataset(challenge, "gaze")
+    organiser = make_user("org", organiser_of=challenge)
+    with time_machine.travel(VALIDATION, tick=False) as clock:
+        client = _client(organiser)
+        _toggle(client, "demo", True)
+        # A page of no challenge (the home page, the profile) says so, with its button.
+        for url in (reverse("home"), reverse("profile")):
+            page = client.get(url).content.decode()
+            assert "challenge you organise <strong>as a participant would</strong>" in page
+            assert reverse("end_previews") in page
+        ended = client.post(reverse("end_previews"), {"next": reverse("profile")})
+        assert ended.status_code == 302 and ended.url == reverse("profile")
+        assert "as a participant would" not in client.get(reverse("home")).content.decode()
+        # Switched on again, it lasts an hour at most.
+        _toggle(client, "demo", True)
+        detail = reverse("challenge_detail", args=["demo"])
+        assert "as a participant would" in client.get(detail).content.decode()
+        clock.shift(3601)
+        page = client.get(detail).content.decode()
+        assert "as a participant would" not in page and "View as a participant" in page

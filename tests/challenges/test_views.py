@@ -293,3 +293,17 @@ def test_file_format_page_says_how_the_largest_ensembles_fit_a_line(client, db):
         scoring.evaluate(
             (wide + "\n").encode(), np.array([0.0]), task="multiclass", options=options
         )
+
+
+def test_unpublished_results_name_the_public_part_board_too(client, challenge):
+    with time_machine.travel(datetime(2030, 1, 20, tzinfo=UTC), tick=False):
+        before = page_text(client.get(reverse("challenge_results", args=["demo"])))
+        challenge.test_public_fraction = 0.4
+        challenge.save()
+        after = page_text(client.get(reverse("challenge_results", args=["demo"])))
+    assert "the leaderboards of the validation split are open" in before
+    assert "public part" not in before
+    assert (
+        "the leaderboards of the validation split and, from the test phase on, of the test's "
+        "public part are open" in after
+    )

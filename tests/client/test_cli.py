@@ -85,3 +85,30 @@ def test_errors_are_one_line_without_a_traceback(puc, environ):
 def test_commands_that_need_a_token_say_so(puc):
     result = puc("submissions")
     assert (result.code, result.err) == (errors.AUTH, "puc: not logged in: run `puc login`\n")
+
+
+def test_before_any_login_an_unreachable_default_site_means_not_logged_in(
+    puc, environ, monkeypatch
+):
+    monkeypatch.setattr(cli.config, "DEFAULT_URL", "http://127.0.0.1:9")  # nothing listens
+    result = puc("challenges")
+    assert result.code == errors.AUTH
+    assert result.err.startswith("puc: not logged in: run `puc login --url https://SITE`")
+    assert "http://127.0.0.1:9 cannot be reached" in result.err
+    # A site the user named stays "cannot reach" (exit 6): they did say which site.
+    environ["PUC_URL"] = "http://127.0.0.1:9"
+    assert puc("challenges").code == errors.UNAVAILABLE
+
+
+def test_pipe_safe_output_swallows_a_closed_pipe_and_later_writes():
+    import os
+
+    read, write = os.pipe()
+    os.close(read)
+    stream = os.fdopen(write, "w", buffering=1)
+    output = cli.PipeSafeOutput(stream)
+    assert output.write("line\n" * 10_000) == 50_000
+    assert output.closed_pipe
+    output.write("more\n")
+    output.flush()
+    stream.close()

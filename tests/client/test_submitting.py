@@ -267,3 +267,29 @@ def test_submit_a_multiclass_ensemble_and_wait_for_its_scores(puc, site, shapes,
     assert val["nlp"] == f"{nlp:.6g}"
     reported = out[out.index("Reported, not ranked:") + 1].split()
     assert reported == ["split", "tu", "du", "mi"]
+
+
+def test_validate_into_a_closed_pipe_keeps_its_status(site, tmp_path):
+    """`puc validate DIR | head` on an invalid file: the reader has gone, the exit code is
+    still 1 (files have problems), with no traceback and no "Exception ignored"."""
+    import os
+    import subprocess
+    import sys
+
+    from puc_client import cli
+
+    bad = {"gaze_val_predict.txt": b"1 0.5 1\n1,0.2,1\n1 0.1\n1 0 1\n"}
+    folder = write(tmp_path / "out", bad)
+    env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(cli.__file__))}
+    env |= {"PUC_CONFIG": str(tmp_path / "puc.json"), "PUC_URL": site["url"]}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "puc_client", "validate", "live", str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    process.stdout.close()  # `| head -0`: the reader is gone before anything is written
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == errors.PROBLEMS
+    assert "the site would refuse these files" in err
+    assert "Traceback" not in err and "Exception ignored" not in err

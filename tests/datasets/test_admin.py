@@ -308,3 +308,17 @@ def test_wis_may_rank_a_dataset_with_levels_only(admin_client, challenge):
     assert ok.status_code == 302
     dataset.refresh_from_db()
     assert (dataset.ranking_loss, dataset.quantile_levels) == ("wis", [0.1, 0.9])
+
+
+def test_a_file_with_many_bad_lines_is_summarised_not_listed_whole(admin_client, challenge):
+    bad = b"".join(b"1,2\n" if i % 2 else b"x\n" for i in range(75))
+    files = {"gaze_train_inputs.txt": b"1 2\n" + bad, "gaze_train_targets.txt": b"1\n" * 76}
+    response = admin_client.post(
+        reverse("admin:datasets_dataset_add"), dataset_admin_form(challenge, files)
+    )
+    page = response.content.decode()
+    errors = re.findall(r"<li>gaze_train_inputs\.txt:\d+: ", page)
+    assert len(errors) == 8  # the first eight bad lines, then one line for the rest
+    assert "… and 67 more lines with problems" in page
+    assert "gaze_train_inputs.txt: " in page  # the report's summary lines stay
+    assert not Dataset.objects.exists()

@@ -203,3 +203,22 @@ def test_no_url_serves_stored_files(client, challenge, storage_roots):
     for datafile in dataset.files.all():
         assert client.get(f"/media/{datafile.path}").status_code == 404
         assert client.get(f"/{datafile.path}").status_code == 404
+
+
+def test_a_public_part_board_is_linked_from_the_dataset_page_and_the_data_tab(client, challenge):
+    make_dataset(challenge, "gaze", sizes=(6, 4, 5))
+    public_board = reverse("leaderboard", args=["demo", "gaze"]) + "?split=public"
+    with time_machine.travel(TEST_PHASE, tick=False):
+        assert (
+            public_board
+            not in client.get(reverse("dataset_detail", args=["demo", "gaze"])).content.decode()
+        )
+        challenge.test_public_fraction = 0.4
+        challenge.save()
+        dataset_page = client.get(reverse("dataset_detail", args=["demo", "gaze"])).content.decode()
+        data_tab = client.get(reverse("challenge_data", args=["demo"])).content.decode()
+        board = client.get(public_board)
+    assert f'href="{public_board}"' in dataset_page.replace("&amp;", "&")
+    assert "test split, public part" in dataset_page
+    assert f'href="{public_board}"' in data_tab.replace("&amp;", "&")
+    assert board.status_code == 200

@@ -1,14 +1,14 @@
 """The dataset's generation moves on in every transaction that changes its listed scores,
-and the caches of plots and counts are keyed by it: a change is seen at once, by every
-web process sharing the cache (CACHE_URL: Redis)."""
+and the caches and drawn plots are keyed by it: a change is seen at once, by every web
+process sharing the cache (CACHE_URL: Redis) or the database."""
 
 from pathlib import Path
 
 import time_machine
-from django.core.cache import cache
 from django.test import Client
 
-from challenge_site.leaderboard import generation, plots
+from challenge_site.leaderboard import plots
+from challenge_site.leaderboard.models import BoardPlot
 from challenge_site.submissions import moderation, services, withdrawal
 from challenge_site.submissions.models import Submission
 from challenge_site.teams import services as teams
@@ -67,43 +67,40 @@ def test_every_change_to_listed_scores_moves_the_generation_on(
         assert moved()
 
 
-def test_plot_and_counts_are_cached_per_generation(catalysis, ada):
+def test_the_plot_is_drawn_per_generation(catalysis, ada):
     add_entry(catalysis, created=at(-5), val=cls(0.5, 0.5), baseline=True)
     add_entry(catalysis, user=ada, created=at(0), val=cls(0.3, 0.2))
     client = Client()
     first = client.get(PLOT)
-    catalysis.refresh_from_db()
-    key = generation.key(catalysis, "plot", "val", "nlp", "01l", catalysis.generation)
-    assert cache.get(key) == first.content.decode()
-    # Another process sharing the cache draws nothing: the same key, the same drawing.
-    cache.set(key, "<svg>drawn elsewhere</svg>")
+    row = BoardPlot.objects.get(dataset=catalysis, split="val", ranking="nlp", point="01l")
+    assert (row.drawn, row.svg) == (_generation(catalysis), first.content.decode())
+    # Every web process serves the same stored drawing until the generation moves on.
+    BoardPlot.objects.filter(pk=row.pk).update(svg="<svg>drawn elsewhere</svg>")
     assert client.get(PLOT).content == b"<svg>drawn elsewhere</svg>"
     add_entry(catalysis, user=ada, created=at(1), val=cls(0.4, 0.25))
     assert "entries (2)" in client.get(PLOT).content.decode()
     assert plots.version(catalysis) == str(_generation(catalysis))
 
 
-def test_left_out_count_follows_the_generation(catalysis, ada):
-    base = add_entry(catalysis, created=at(-5), val=cls(0.5, 0.5), baseline=True)
+def test_the_drawing_counts_what_it_leaves_out(catalysis, ada):
+    add_entry(catalysis, created=at(-5), val=cls(0.5, 0.5), baseline=True)
     add_entry(catalysis, user=ada, created=at(0), val=cls(float("inf"), 0.2))
 
     def left_out():
-        dataset = Dataset.objects.get(pk=catalysis.pk)
-        return plots.left_out_count(
-            dataset, split="val", ranking="nlp", point="01l", baseline_id=base.pk
-        )
+        Client().get(PLOT)
+        return BoardPlot.objects.get(dataset=catalysis, split="val").left_out
 
     assert left_out() == 1
     add_entry(catalysis, user=ada, created=at(1), val=cls(None, 0.2, lift=None, brier=None))
     assert left_out() == 2
 
 
-def test_regression_plot_reads_generation_without_aggregates(gaze, ada, django_assert_num_queries):
+def test_a_current_plot_is_served_without_aggregates(gaze, ada, django_assert_num_queries):
     add_entry(gaze, created=at(-5), val=reg(1.1, 1.0), baseline=True)
     add_entry(gaze, user=ada, created=at(0), val=reg(0.3, 0.5))
     client = Client()
     client.get("/challenges/demo/datasets/gaze/leaderboard/plot.svg")
-    with django_assert_num_queries(1):  # the dataset row, with its generation
+    with django_assert_num_queries(2):  # the dataset row (its generation), the drawing
         client.get("/challenges/demo/datasets/gaze/leaderboard/plot.svg")
 
 

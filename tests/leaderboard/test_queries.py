@@ -48,3 +48,34 @@ def test_each_sort_reads_the_leaderboard_index_in_order(catalysis, gaze, ada, ta
                 assert "USE TEMP B-TREE FOR ORDER BY" not in text, text
             else:
                 assert "Presorted Key: submissions_score.value" in text, text
+
+
+def test_a_position_counts_only_listed_entries_before_it(catalysis, ada):
+    """queries.position (the results page's baseline rank) counts on the Score rows and
+    takes out the unlisted entries apart: the same rank as counting the listed entries
+    before it, with hidden, disqualified, withdrawn, rescoring, n/a and tied entries."""
+    from django.utils import timezone
+
+    from challenge_site.leaderboard.queries import pivot, position, ranked_ids
+    from challenge_site.submissions.models import Moderation, Status, Submission
+    from tests.factories import make_user
+
+    baseline = add_entry(catalysis, created=at(-5), val=cls(0.4, 0.5), baseline=True)
+    people = [make_user(f"p{i}") for i in range(9)]
+    values = [0.1, 0.2, 0.3, 0.4, 0.4, 0.5, 0.35, 0.2, None]
+    entries = [
+        add_entry(catalysis, user=user, created=at(i), val=cls(value, 0.5))
+        for i, (user, value) in enumerate(zip(people, values, strict=True))
+    ]
+    Submission.objects.filter(pk=entries[0].pk).update(
+        moderation=Moderation.HIDDEN, moderation_reason="x"
+    )
+    Submission.objects.filter(pk=entries[1].pk).update(withdrawn_at=timezone.now())
+    Submission.objects.filter(pk=entries[6].pk).update(status=Status.RUNNING)
+    board = Board(catalysis, "val", scoring.get_loss("classification", "nlp"), best=False)
+    [entry] = pivot(board, [baseline.pk])
+    ids = ranked_ids(board)
+    # Listed before the baseline (0.4, the earliest at 0.4): 0.2 (p7) and 0.3 (p2).
+    assert position(board, entry, value=0.4) == ids.index(baseline.pk) + 1 == 3
+    [late_tie] = pivot(board, [entries[4].pk])
+    assert position(board, late_tie, value=0.4) == ids.index(entries[4].pk) + 1 == 5

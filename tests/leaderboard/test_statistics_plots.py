@@ -1,10 +1,12 @@
 """leaderboard.statistics_plots: the statistics page's drawings, as SVG with their
-numbers, cached until a number changes (the ``history`` fixture: conftest.py)."""
+numbers, drawn with the snapshot a worker computes (statistics_snapshots) and served
+from it (the ``history`` fixture: conftest.py)."""
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
+from challenge_site.leaderboard import statistics_snapshots
+from challenge_site.leaderboard.models import StatisticsSnapshot
 from tests.test_headers import POLICY, policy_of
 
 from .helpers import entry, when
@@ -50,19 +52,19 @@ def test_drawings_of_an_empty_challenge(challenge, gaze, published):
         assert response.status_code == 200 and text in response.content.decode(), kind
 
 
-def test_drawings_are_cached_until_a_number_changes(
+def test_drawings_are_served_from_the_snapshot_until_it_is_computed_again(
     history, published, ada, catalysis, django_assert_num_queries
 ):
     client = Client()
-    with django_assert_num_queries(2):  # the challenge, the counts per day
-        first = client.get(SVGS[0])
-    again = client.get(SVGS[0])
+    first = client.get(SVGS[0])  # the first view computes the snapshot (in-process)
+    with django_assert_num_queries(2):  # the challenge, the snapshot's drawing
+        again = client.get(SVGS[0])
     assert again.content == first.content and again["ETag"] == first["ETag"]
     assert client.get(SVGS[0], HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
-    key = "statistics-plot:" + first["ETag"].strip('"')
-    assert cache.get(key) == first.content.decode()
 
     entry(catalysis, user=ada, created=when(1, 10, 20))
+    assert "validation phase (4)" in client.get(SVGS[0]).content.decode()
+    statistics_snapshots.request(StatisticsSnapshot.objects.get().challenge_id)
     changed = client.get(SVGS[0])
     assert changed["ETag"] != first["ETag"]
     assert "validation phase (5)" in changed.content.decode()

@@ -239,3 +239,41 @@ def test_the_email_repeats_the_pages_sentence_on_examples_claimed_certain(
     [line] = [line for line in message.body.splitlines() if "Claims certainty" in line]
     assert "2 of 4 examples" in line
     assert line.strip() in " ".join(page.split())  # the page's own sentence
+
+
+def test_the_ladders_first_shown_score_is_not_said_to_beat_an_earlier_one(
+    challenge, ada, submit_zip, mailoutbox, clock, client
+):
+    challenge.test_public_fraction = 0.5
+    challenge.feedback = Feedback.LADDER
+    challenge.save()
+    beta = make_dataset(challenge, "beta", task="classification", sizes=(40, 300, 400))
+    clock.move_to(TEST_PHASE)
+    rng = np.random.default_rng(1)
+    first_p = 0.05 + 0.9 * rng.random(400)
+    first = submit_zip(
+        ada,
+        beta.challenge,
+        {"beta_test_predict.txt": "".join(f"{x:.6g}\n" for x in first_p).encode()},
+        now=TEST_PHASE,
+        method="First",
+    )
+    body = mailoutbox[0].body
+    assert "This entry set it: it is your first entry with a shown score on this split." in body
+    assert "beat your previous shown score" not in body
+    client.force_login(ada)
+    page = client.get(f"/submissions/{first.pk}/").content.decode()
+    assert "it is your first entry with a shown score on this split" in page
+    assert "beat your previous shown score" not in page
+    # A second entry is compared with the first: never "first" again.
+    second_p = np.clip(first_p + 0.01, 0.01, 0.99)
+    second = submit_zip(
+        ada,
+        beta.challenge,
+        {"beta_test_predict.txt": "".join(f"{x:.6g}\n" for x in second_p).encode()},
+        now=TEST_PHASE,
+        method="Second",
+    )
+    page = client.get(f"/submissions/{second.pk}/").content.decode()
+    assert "it is your first entry with a shown score" not in page
+    assert "beat your shown score" in page or "beat your previous shown score" in page

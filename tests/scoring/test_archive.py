@@ -115,6 +115,26 @@ def test_dangerous_names_are_refused(name, reason):
     assert len(found) == 1 and found[0].startswith(f"{name}: {reason}")
 
 
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("gaze_val_predict.txt\x00.exe", "gaze_val_predict.txt\\x00.exe"),
+        ("gaze_val_predict.txt\x1b[2J", "gaze_val_predict.txt\\x1b[2J"),
+        ("gaze\x7f_val_predict.txt", "gaze\\x7f_val_predict.txt"),
+    ],
+)
+def test_nul_and_control_characters_in_names_are_refused(name, shown):
+    # zipfile cuts a name at NUL when it writes one: write a stand-in, then patch the bytes.
+    stand_in = name.replace("\x00", "Z")
+    data = zip_with(
+        [(zipfile.ZipInfo(stand_in), VAL), (zipfile.ZipInfo("gaze_train_predict.txt"), VAL)]
+    )
+    data = data.replace(stand_in.encode(), name.encode())
+    if "\x00" in name:  # read back, zipfile itself cuts the name there
+        assert zipfile.ZipFile(io.BytesIO(data)).infolist()[0].filename == "gaze_val_predict.txt"
+    assert problems(data) == [f"{shown}: refused: a NUL or control character in a file name"]
+
+
 def test_symlink_entry_is_refused():
     link = zipfile.ZipInfo("gaze_val_predict.txt")
     link.create_system = 3

@@ -164,3 +164,17 @@ def test_byte_order_marks_only_count_on_the_first_line():
     assert [str(p) for p in problems.shown()] == [
         "f:2: unexpected character '\\ufeff' at column 1; expected plain ASCII numbers"
     ]
+
+
+def test_a_header_line_is_named_as_such_with_the_numpy_fix(tmp_path):
+    message = "header and comment lines are not allowed (np.savetxt: leave header empty)"
+    assert parse_line(b"# p") == ([], f"expected a number, found '#': {message}", lines.TEXT)
+    assert parse_line(b"#prediction")[1].endswith(message)
+    assert parse_line(b"% made by octave")[1].endswith(message)
+    assert parse_line(b"prediction")[1] == "expected a number, found 'prediction'"
+    # np.savetxt's own header, end to end through the file reader and its report.
+    path = tmp_path / "t.txt"
+    np.savetxt(path, np.array([0.0, 1.0]), header="targets")
+    with pytest.raises(Exception) as raised:
+        read_targets(path.read_bytes(), path="t.txt")
+    assert f"t.txt:1: expected a number, found '#': {message}" in str(raised.value)

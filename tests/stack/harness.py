@@ -39,6 +39,9 @@ PG_HOST, PG_PORT, PG_USER = "127.0.0.1", 5432, "postgres"
 REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
 # Redis database numbers the stack may take (0 is left to people, 5 to CI's `make test`).
 REDIS_DBS = range(6, 16)
+# Every Celery queue (settings.TASK_QUEUES and the default "celery"): the stack's workers
+# consume them all unless a test starts one for some only (as production's scoring hosts).
+ALL_QUEUES = "scoring,intervals,boards,mail,celery"
 REDIS_START = [
     "redis-server",
     "--daemonize",
@@ -186,11 +189,14 @@ class Stack:
         worker_concurrency: int = 2,
         scoring_timeout: int = 20,
         sweep_interval: int = 2,
+        heartbeat_interval: int = 2,
         beat: bool = True,
         extra_env: dict[str, str] | None = None,
+        queues: str = ALL_QUEUES,
     ):
         self.web_workers = web_workers
         self.worker_concurrency = worker_concurrency
+        self.queues = queues  # what start_worker's workers consume unless told otherwise
         self.beat = beat
         self.root = Path(tempfile.mkdtemp(prefix="stack-"))
         for folder in ("media", "private", "static", "tmp", "logs"):
@@ -230,6 +236,8 @@ class Stack:
             "TMPDIR": str(self.root / "tmp"),
             "SUBMISSION_SCORING_TIMEOUT": str(scoring_timeout),
             "SUBMISSION_SWEEP_INTERVAL": str(sweep_interval),
+            # A killed worker's run is taken over 3 beats after its last (heartbeat.py).
+            "SUBMISSION_HEARTBEAT_INTERVAL": str(heartbeat_interval),
             "LOG_LEVEL": "INFO",
             "PYTHONUNBUFFERED": "1",
             **(extra_env or {}),
@@ -399,7 +407,10 @@ class Stack:
             ],
         )
 
-    def start_worker(self, name: str = "worker", hostname: str | None = None) -> subprocess.Popen:
+    def start_worker(
+        self, name: str = "worker", hostname: str | None = None, *, queues: str | None = None
+    ) -> subprocess.Popen:
+        """A Celery worker consuming ``queues`` (comma-separated; the stack's by default)."""
         return self._spawn(
             name,
             [
@@ -412,6 +423,7 @@ class Stack:
                 "--loglevel=INFO",
                 f"--concurrency={self.worker_concurrency}",
                 f"--hostname={hostname or self.worker_name}",
+                f"--queues={queues or self.queues}",
                 "--without-gossip",
                 "--without-mingle",
             ],

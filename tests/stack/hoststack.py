@@ -129,8 +129,10 @@ class HostsStack(Stack):
         self.wait_web_ready()
         self.wait_worker_ready()
 
-    def start_worker(self, name: str = "worker1", hostname: str | None = None):
-        return super().start_worker(name, hostname or self.worker_hostnames[name])
+    def start_worker(
+        self, name: str = "worker1", hostname: str | None = None, *, queues: str | None = None
+    ):
+        return super().start_worker(name, hostname or self.worker_hostnames[name], queues=queues)
 
     def stop(self, *, keep_logs_in: Path | None = None) -> None:
         try:

@@ -162,7 +162,8 @@ def test_participant_signs_up_downloads_uploads_and_sees_the_score(
         },
     )
     pk = int(page.url.rstrip("/").rsplit("/", 1)[1])
-    expect(page.get_by_text(f"Submission #{pk} received.")).to_be_visible()
+    # In <main> (the live region outside it says it too, static/js/upload.js).
+    expect(page.locator("main").get_by_text(f"Submission #{pk} received.")).to_be_visible()
     shoot(page, screenshots, "participant_07_submitted")
     assert wait_final(stack, [pk]) == {pk: "scored"}
     # The page refreshes itself (every 2 s) until the submission is final.

@@ -13,6 +13,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 import zipfile
 from dataclasses import dataclass
 
@@ -166,6 +167,14 @@ def test_the_installed_client_end_to_end(stack, challenge, cli_user, puc, tmp_pa
     saved = tmp_path / "sines.csv"
     assert puc("leaderboard", "stack", "sines", "--csv", "-o", str(saved)).code == 0
     site_csv = Client(stack.base_url).get("/challenges/stack/datasets/sines/leaderboard.csv")
+    for _ in range(60):  # a worker builds the file: 202 while it is being prepared
+        if site_csv.status != 202:
+            break
+        time.sleep(1)
+        site_csv = Client(stack.base_url).get("/challenges/stack/datasets/sines/leaderboard.csv")
+    assert site_csv.status == 200, site_csv
+    site_rows = list(csv.reader(io.StringIO(site_csv.body.decode())))
+    assert int(site_csv.headers["X-Row-Count"]) == len(site_rows) - 1
     assert saved.read_bytes() == site_csv.body
     methods = [row["method"] for row in csv.DictReader(io.StringIO(saved.read_text()))]
     assert "CLI GP" in methods

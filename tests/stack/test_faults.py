@@ -106,7 +106,8 @@ def test_pool_process_killed_while_scoring_is_redelivered_at_once(stack, challen
 
 def test_worker_killed_while_scoring_is_scored_once_after_restart(stack, challenge, api):
     """SIGKILL to the whole worker mid-run: its message stays unacknowledged in Redis; after
-    a restart the sweep queues the stuck run again (older than the scoring timeout)."""
+    a restart the sweep queues the stuck run again (its heartbeat stale: the harness beats
+    every 2 s, stale after 6 s)."""
     pk = upload_slow(api)
     try:
         wait_running(pk)

@@ -37,7 +37,7 @@ def form_client(stack, participant):
     return client
 
 
-# Zips the site accepted (then scored as invalid) during this module: the only new files.
+# Zips the site accepted (then scored as invalid) during this module; none stays stored.
 ACCEPTED: set[int] = set()
 
 
@@ -107,7 +107,9 @@ def test_nothing_was_written_outside_storage(stack, files_before):
     )
     assert outside == []
     zips = [path for path in new if path.startswith("private/submissions/")]
-    assert len(zips) == len(ACCEPTED)  # refused uploads leave nothing behind
+    # Refused uploads leave nothing behind, and the accepted ones, all found invalid, keep
+    # only their reports: their zips are deleted once found invalid.
+    assert ACCEPTED and zips == []
     # Upload spool files were removed (TMPDIR is the stack's tmp/; the worker keeps an
     # empty folder of its own there).
     assert not [path for path in (stack.root / "tmp").rglob("*") if path.is_file()]

@@ -8,8 +8,9 @@ says so in a warning and records ``hosts=processes`` in the test report.
 
 This stack has a database, Redis database and S3 server of its own; the test reads the
 database with plain SQL (the ORM of this process belongs to the suite's main stack).
-SUBMISSION_SCORING_TIMEOUT=20 and a sweep every second: the run of the killed host is
-queued again about 20 s after it started.
+A heartbeat every 2 s (the harness's) and a sweep every second: the run of the killed
+host is queued again about 6 s after its last beat (test_takeover.py measures it with the
+production intervals).
 """
 
 import contextlib

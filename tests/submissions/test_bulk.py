@@ -52,9 +52,11 @@ def uploads(
     submit_zip,
     storage_roots,
     django_capture_on_commit_callbacks,
+    settings,
 ):
     """Real uploads: two scored, one invalid (kept), one invalid whose zip was purged,
-    and gaze's baseline (no file)."""
+    and gaze's baseline (no file). Invalid zips kept a week (the default keeps none)."""
+    settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS = 7
     with time_machine.travel(VALIDATION, tick=False):  # the pipeline's times too
         ada_val = submit_zip(participant, challenge, predictions("gaze"), now=VALIDATION)
         invalid = submit_zip(other, challenge, {"gaze_val_predict.txt": b"x\n"}, now=VALIDATION)

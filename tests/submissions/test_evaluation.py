@@ -11,7 +11,7 @@ import pytest
 import scoring
 from challenge_site.submissions.evaluation import REPORT_MAX_BYTES, bounded_report
 from challenge_site.submissions.models import Status
-from datasets.models import Kind
+from datasets.models import Kind, Split
 from scoring.plugins import is_plugin
 from tests.factories import AFTER, TEST_PHASE, VALIDATION
 
@@ -294,3 +294,30 @@ def test_a_multiclass_file_is_checked_with_the_dataset_s_classes_and_ensemble_ru
     ], submission.errors
     assert "4" in submission.errors[0]
     assert target_reads == []
+
+
+def test_target_files_are_parsed_once_per_content_and_handed_out_as_copies(gaze, monkeypatch):
+    from challenge_site.submissions import evaluation
+
+    evaluation.KEPT.clear()
+    fetched = []
+    real = evaluation.read_bytes
+
+    def counting(name, **kwargs):
+        fetched.append(name)
+        return real(name, **kwargs)
+
+    monkeypatch.setattr(evaluation, "read_bytes", counting)
+    first = evaluation.read_dataset_targets(gaze, {Split.VAL})[Split.VAL]
+    expected = first.tolist()
+    first[0] = 1e6  # a caller's change stays with the caller
+    again = evaluation.read_dataset_targets(gaze, {Split.VAL, Split.TRAIN})
+    assert again[Split.VAL].tolist() == expected
+    assert len(again[Split.TRAIN]) == 6
+    assert len(fetched) == 2  # validation once, then training; never validation again
+    # The file replaced (another sha256): read afresh, never the kept parse.
+    datafile = gaze.files.get(split=Split.VAL, kind=Kind.TARGETS)
+    datafile.sha256 = "0" * 64
+    datafile.save(update_fields=["sha256"])
+    assert evaluation.read_dataset_targets(gaze, {Split.VAL})[Split.VAL].tolist() == expected
+    assert len(fetched) == 3

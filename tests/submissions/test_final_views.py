@@ -77,6 +77,44 @@ def test_the_api_marks_an_entry_final(beta, participant, submit_zip):
         "chosen": 1,
         "limit": 2,
         "in_final_ranking": True,
+        "full": False,
     }
     assert bad.status_code == 400
     assert detail["final_selection"]["final"] is True
+
+
+def test_at_two_of_two_the_page_offers_no_third_mark(beta, participant, submit_zip):
+    entries = [_upload(submit_zip, participant, beta, seed) for seed in (1, 2, 3)]
+    for entry in entries[:2]:
+        assert (
+            _post(f"/submissions/{entry.pk}/final/", {"final": "1"}, user=participant).status_code
+            == 302
+        )
+    client = Client()
+    with time_machine.travel(TEST_PHASE, tick=False):
+        client.force_login(participant)
+        third = client.get(f"/submissions/{entries[2].pk}/").content.decode()
+        chosen = client.get(f"/submissions/{entries[0].pk}/").content.decode()
+    assert "You have chosen 2 of at most 2 final entries" in third
+    assert "Mark as final" not in third
+    assert "first unmark one of your 2 final entries" in third
+    assert "Unmark as final" in chosen
+
+
+def test_an_invalid_entry_offers_neither_the_final_panel_nor_withdrawal(
+    beta, participant, submit_zip
+):
+    bad = submit_zip(
+        participant, beta.challenge, {"beta_test_predict.txt": b"oops\n"}, now=TEST_PHASE
+    )
+    assert bad.status == "invalid"
+    client = Client()
+    with time_machine.travel(TEST_PHASE, tick=False):
+        client.force_login(participant)
+        page = client.get(f"/submissions/{bad.pk}/").content.decode()
+        refused = client.post(f"/submissions/{bad.pk}/withdraw/")
+    assert "Final entry" not in page and "Mark as final" not in page
+    assert "Withdraw this entry" not in page
+    assert refused.status_code == 302
+    bad.refresh_from_db()
+    assert bad.withdrawn_at is None

@@ -10,7 +10,8 @@ from tests.factories import VALIDATION
 from .helpers import predictions
 
 
-def test_a_purged_submission_is_not_rescored(gaze, participant, submit_zip):
+def test_a_purged_submission_is_not_rescored(gaze, participant, submit_zip, settings):
+    settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS = 7
     bad = submit_zip(participant, gaze.challenge, {"gaze_val_predict.txt": b"x\n"}, now=VALIDATION)
     Submission.objects.filter(pk=bad.pk).update(finished_at=VALIDATION - timedelta(days=30))
     assert purge_invalid_zips(now=VALIDATION) == 1

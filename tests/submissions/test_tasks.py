@@ -40,7 +40,8 @@ def test_scoring_twice_changes_nothing(gaze, participant):
     assert list(Score.objects.values_list("id", "value")) == scores
 
 
-def test_invalid_is_final_too_and_force_scores_again(gaze, participant, submit_zip):
+def test_invalid_is_final_too_and_force_scores_again(gaze, participant, submit_zip, settings):
+    settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS = 7  # kept: the default keeps no zip
     bad = submit_zip(participant, gaze.challenge, {"gaze_val_predict.txt": b"x\n"}, now=VALIDATION)
     assert score_submission(submission_id=bad.pk) is None
     again = score_submission(submission_id=bad.pk, force=True)

@@ -1,14 +1,19 @@
-"""submissions.terms: the per-example terms of a scored split, one compressed file per
-submission and split in the private storage, read back exactly (+inf kept, no pickles)."""
+"""submissions.terms: the per-example terms of a scored split, one file per submission
+and split in the private storage, read back exactly (+inf kept, no pickles); what this
+process wrote or read last is kept in memory."""
 
+import io
 import math
+import zipfile
 
 import numpy as np
 import pytest
+from django.core.files.base import ContentFile
 
 from challenge_site.submissions import terms
 from challenge_site.submissions.evaluation import Outcome, SplitOutcome
 from challenge_site.submissions.models import Status
+from challenge_site.submissions.storage import private_storage
 from tests.factories import make_dataset, make_user
 from tests.leaderboard.helpers import add_entry, reg
 
@@ -57,3 +62,25 @@ def test_an_outcome_stores_every_split_or_none(entry, storage_roots):
     with pytest.raises(ValueError):
         terms.save_outcome(submission_id=entry.pk, outcome=broken)
     assert set((storage_roots["private"] / "terms").rglob("*.npz")) == before
+
+
+def test_terms_are_stored_uncompressed_and_older_compressed_files_still_read(entry, storage_roots):
+    name = terms.save(submission=entry, split="val", terms={"nlpd": np.arange(3.0)})
+    with zipfile.ZipFile(storage_roots["private"] / name) as archive:
+        assert {info.compress_type for info in archive.infolist()} == {zipfile.ZIP_STORED}
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, nlpd=np.array([0.5, math.inf]))
+    old = private_storage().save("terms/demo/gaze/old.npz", ContentFile(buffer.getvalue()))
+    assert terms.load(old)["nlpd"].tolist() == [0.5, math.inf]
+
+
+def test_a_file_just_written_is_read_back_from_memory_until_deleted(entry, storage_roots):
+    name = terms.save(submission=entry, split="val", terms={"nlpd": np.array([1.0, 2.0])})
+    (storage_roots["private"] / name).unlink()  # not read again: kept since it was written
+    loaded = terms.load(name)
+    assert loaded["nlpd"].tolist() == [1.0, 2.0]
+    loaded["nlpd"][0] = 50.0  # the caller's copy
+    assert terms.load(name)["nlpd"].tolist() == [1.0, 2.0]
+    terms.delete([name])
+    with pytest.raises(FileNotFoundError):
+        terms.load(name)  # forgotten with the file

@@ -356,3 +356,23 @@ def test_the_page_says_when_an_invalid_zip_was_deleted(
     assert link not in page.content.decode()
     assert "deleted 3 days after it was found invalid" in page_text(page)
     assert logged_in.get(link).status_code == 404
+
+
+def test_an_invalid_upload_keeps_only_its_report(
+    logged_in, gaze, participant, submit_zip, storage_roots, django_capture_on_commit_callbacks
+):
+    """At the default (SUBMISSION_INVALID_ZIP_RETENTION_DAYS = 0) the zip of an invalid
+    upload is deleted as soon as it is found invalid: nothing of it is stored but its report."""
+    with django_capture_on_commit_callbacks(execute=True):
+        bad = submit_zip(
+            participant, gaze.challenge, {"gaze_val_predict.txt": b"x\n" * 1000}, now=VALIDATION
+        )
+    bad.refresh_from_db()
+    assert bad.status == "invalid" and not bad.file and bad.file_deleted_at == bad.finished_at
+    assert not any(path.is_file() for path in storage_roots["private"].rglob("*.zip"))
+    page = logged_in.get(f"/submissions/{bad.pk}/")
+    assert "deleted when it was found invalid: an invalid upload keeps only its report" in (
+        page_text(page)
+    )
+    assert "expected a number, found 'x'" in page_text(page)
+    assert logged_in.get(f"/submissions/{bad.pk}/file.zip").status_code == 404

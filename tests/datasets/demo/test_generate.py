@@ -1,4 +1,4 @@
-"""datasets.demo.generate: the four demo challenges written, each importable as it is
+"""datasets.demo.generate: the five demo challenges written, each importable as it is
 (their shapes and quirks: test_epuc.py, test_covshift.py, test_probing.py,
 test_cifar10c.py)."""
 
@@ -49,11 +49,13 @@ def test_both_demo_challenges_import_with_the_published_shapes(generated):
 def test_the_same_seed_writes_the_same_bytes(tmp_path, capsys):
     assert main([str(tmp_path / "a"), "--seed", "7"]) == 0
     assert main([str(tmp_path / "b"), "--seed", "7"]) == 0
-    assert capsys.readouterr().out.splitlines()[:4] == [
-        f"wrote {tmp_path / 'a' / slug}" for slug in ("epuc", "covshift", "probing", "cifar10c")
+    assert capsys.readouterr().out.splitlines()[:5] == [
+        f"wrote {tmp_path / 'a' / slug}"
+        for slug in ("epuc", "covshift", "probing", "cifar10c", "teamwork")
     ]
     written = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*.txt"))
-    # + the test slices files of covshift's five datasets and of the two probing reuses
-    assert len(written) == 6 * (5 + 5 + 2 + 1) + 5 + 2
+    # + the test slices files of covshift's five datasets and of the probing and teamwork
+    # reuses (two each)
+    assert len(written) == 6 * (5 + 5 + 2 + 1 + 2) + 5 + 2 + 2
     for path in written:
         assert (tmp_path / "a" / path).read_bytes() == (tmp_path / "b" / path).read_bytes()

@@ -1,12 +1,15 @@
 """leaderboard.demo.loader: the demo methods' entries, sent through the submission
 service on the challenge's clock, scored; running it again sends nothing."""
 
+import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 
-from challenge_site.leaderboard import services
+from challenge_site.leaderboard import interval_runs, services
 from challenge_site.leaderboard.demo import loader
+from challenge_site.leaderboard.models import IntervalRun
+from challenge_site.submissions import services as scoring_services
 from challenge_site.submissions.evaluation import REPORTED_KEY
 from challenge_site.submissions.models import SplitResult, Status, Submission
 from challenge_site.submissions.services import refresh_baseline
@@ -114,3 +117,55 @@ def test_a_multiclass_dataset_gets_its_entries_and_the_ensemble_its_uncertaintie
     assert set(reported) == {"tu", "du", "mi"} and reported["mi"] > 0
     single = entries.get(method="Softmax regression", phase="test")
     assert REPORTED_KEY not in SplitResult.objects.get(submission=single).plot_data
+
+
+def _scores(dataset) -> list[tuple]:
+    """Every Score row of the dataset's entries: the loss and its bootstrap interval."""
+    from challenge_site.leaderboard.intervals import FIELDS
+    from challenge_site.submissions.models import Score
+
+    rows = Score.objects.filter(dataset=dataset).order_by("submission_id", "split", "loss")
+    return list(rows.values_list("submission_id", "split", "loss", "value", *FIELDS))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_load_computes_each_splits_intervals_once_with_the_scores_of_one_by_one(
+    monkeypatch,
+):
+    # Committed transactions, as under `make run`: every entry is scored as it is sent.
+    challenge = make_challenge(slug="epuc", results_published=True)
+    gaze = make_dataset(challenge, "gaze", task="regression", sizes=(60, 30, 40), seed=5)
+    refresh_baseline(dataset=gaze, now=challenge.start)
+    runs = []
+    compute = interval_runs.intervals.compute_and_store
+
+    def counted(*, dataset_id, split):
+        runs.append(split)
+        return compute(dataset_id=dataset_id, split=split)
+
+    monkeypatch.setattr(interval_runs.intervals, "compute_and_store", counted)
+    report = loader.load(challenge=challenge, log=lambda line: None)
+    entries = Submission.objects.filter(dataset=gaze, is_baseline=False).order_by("pk")
+    assert len(report.created) == entries.count() == 5 * 2 + 1
+    assert set(entries.values_list("status", flat=True)) == {Status.SCORED}
+    # One run per split, after the last entry (one per entry and split before: 22).
+    assert sorted(runs) == ["test", "val"]
+    # Every request answered, nothing left queued (the public and private rows: none).
+    assert {
+        (split, requested == computed, queued)
+        for split, requested, computed, queued in IntervalRun.objects.values_list(
+            "split", "requested", "computed", "queued"
+        )
+    } == {("val", True, False), ("test", True, False)}
+    loaded = _scores(gaze)
+    nmse = [row for row in loaded if row[1] in ("val", "test") and row[2] == "nmse"]
+    assert len(nmse) == 2 + 11 + 1  # the baseline's two splits, the entries' (one has both)
+    assert all(row[4] is not None for row in nmse)  # each with its interval
+    # Scored again one by one through the pipeline, intervals after each: same numbers.
+    for entry in entries[:3]:
+        scoring_services.score_submission(submission_id=entry.pk, force=True)
+    assert runs[2:] == ["val"] * 3  # the first three are validation entries
+    again = _scores(gaze)
+    # The scores exactly; the intervals up to rounding (a run reuses its resamples).
+    assert [row[:4] for row in again] == [row[:4] for row in loaded]
+    assert [row[4:] for row in again] == [pytest.approx(row[4:], rel=1e-9) for row in loaded]

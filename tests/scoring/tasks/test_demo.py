@@ -49,3 +49,22 @@ def test_a_large_training_set_is_searched_in_a_capped_sample():
 
 def test_prediction_lines_have_seven_significant_digits():
     assert lines([(1, 0.123456789, 2.0), (0.5,)]) == b"1 0.1234568 2\n0.5\n"
+
+
+def test_a_fit_is_made_once_per_training_data_and_options():
+    from scoring.tasks import demo
+
+    demo._FITS.clear()
+    made = []
+
+    def fit():
+        made.append(1)
+        return np.array([len(made)])
+
+    x, y = np.arange(6.0).reshape(3, 2), np.array([0.0, 1.0, 1.0])
+    first = demo.fitted("m", fit, x, y, l2=0.1)
+    assert demo.fitted("m", fit, x.copy(), y.copy(), l2=0.1) is first  # same bytes
+    assert demo.fitted("m", fit, x, y, l2=0.2)[0] == 2  # other options: fitted again
+    assert demo.fitted("m", fit, x + 1, y, l2=0.1)[0] == 3  # other data: fitted again
+    assert demo.fitted("m", fit, x.astype(np.float32), y, l2=0.1)[0] == 4  # other dtype
+    assert len(made) == 4

@@ -14,7 +14,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "slugs",
             nargs="*",
-            default=["epuc", "covshift", "probing", "cifar10c"],
+            default=["epuc", "covshift", "probing", "cifar10c", "teamwork"],
             help="challenges (default: the demos)",
         )
 
