@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from . import policy
+from .admin_labels import labelled
 from .models import Challenge
 
 
@@ -45,6 +46,9 @@ class ChallengeScopedAdmin(admin.ModelAdmin):
 
     def has_module_permission(self, request):
         return policy.in_console(request.user) and policy.organises_any(request.user)
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        return labelled(super().formfield_for_dbfield(db_field, request, **kwargs))
 
     def has_view_permission(self, request, obj=None):
         return policy.in_console(request.user) and self.organises(request, obj)
@@ -97,6 +101,14 @@ class ScopedInlineMixin:
             for part in self.parent_challenge_path.split("__"):
                 challenge = getattr(challenge, part, None)
         return policy.in_console(request.user) and policy.manages(request.user, challenge)
+
+    def get_formset(self, request, obj=None, **kwargs):
+        """Every field of a tabular row named (the form's own fields too: a file upload,
+        a log base), for its column header is its only label."""
+        formset = super().get_formset(request, obj, **kwargs)
+        for field in formset.form.base_fields.values():
+            labelled(field, in_row=isinstance(self, admin.TabularInline))
+        return formset
 
     def has_view_permission(self, request, obj=None):
         return self._organises_parent(request, obj)

@@ -93,7 +93,9 @@ class ChallengeAdmin(RankingAdminMixin, OpeningAdminMixin, ChallengeScopedAdmin)
     inlines = [DatasetInline]
     actions = ["open_challenges", "publish_results", "unpublish_results"]
     readonly_fields = ("state", "console", "publication", "history")
-    filter_horizontal = ("organisers", "organiser_groups")
+    # Plain multiple selects: the choices are the challenge's own organisers and groups (a
+    # few), and filter_horizontal's widget names its search icon in a way screen readers
+    # are not given (axe: aria-prohibited-attr).
     fieldsets = [
         (None, {"fields": ("slug", "title", "state", "console", "description", "rules")}),
         (

@@ -169,3 +169,19 @@ def test_a_load_computes_each_splits_intervals_once_with_the_scores_of_one_by_on
     # The scores exactly; the intervals up to rounding (a run reuses its resamples).
     assert [row[:4] for row in again] == [row[:4] for row in loaded]
     assert [row[4:] for row in again] == [pytest.approx(row[4:], rel=1e-9) for row in loaded]
+
+
+def test_the_plans_files_computed_at_once_are_those_of_one_after_the_other(demo, monkeypatch):
+    """loader.predicted forks a process per CPU for a dataset's plans: the same bytes, in
+    the same order, as loader.predictions plan after plan (and as without the fork)."""
+    _, datasets = demo
+    for name in ("catalysis", "gaze"):
+        files = loader.Files(datasets[name])
+        plans = loader.plans(datasets[name])
+        assert len(plans) > 2
+        at_once = loader.predicted(files, plans)
+        one_by_one = [loader.predictions(loader.Files(datasets[name]), plan) for plan in plans]
+        assert at_once == one_by_one
+    monkeypatch.setattr(loader.os, "cpu_count", lambda: 1)  # no fork: computed here
+    files = loader.Files(datasets["gaze"])
+    assert loader.predicted(files, loader.plans(datasets["gaze"])) == one_by_one
