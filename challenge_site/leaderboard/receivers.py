@@ -1,6 +1,12 @@
 """The leaderboard's answers to changes below it (submissions.signals), connected in
 LeaderboardConfig.ready()."""
 
+from functools import partial
+
+from django.db import transaction
+
+from challenge_site.submissions.storage import private_storage
+
 from . import best, generation, interval_runs
 
 
@@ -18,3 +24,10 @@ def boards_stale(*, dataset_id: int, **_) -> None:
 
 def intervals_stale(*, dataset_id: int, split: str, **_) -> None:
     interval_runs.request(dataset_id=dataset_id, split=split)
+
+
+def export_deleted(*, instance, **_) -> None:
+    """A BoardExport row went (its dataset was deleted): its file in the private storage
+    follows once the deletion commits (nothing else names it)."""
+    if instance.file:
+        transaction.on_commit(partial(private_storage().delete, instance.file), robust=True)

@@ -238,3 +238,12 @@ def test_the_exact_board_behind_the_ladder_is_for_organisers(catalysis):
     board = board_of(catalysis)
     assert export_files.audience(board, now=at(0)) == "organisers"
     assert export_files.audience(board, now=AFTER) == "public"  # validation targets out
+
+
+def test_deleting_the_dataset_deletes_its_export_files(entries, django_capture_on_commit_callbacks):
+    row = ask(entries)
+    assert private_storage().exists(row.file)
+    with django_capture_on_commit_callbacks(execute=True):
+        entries.delete()  # cascades to the BoardExport rows
+    assert not BoardExport.objects.exists()
+    assert not private_storage().exists(row.file)
