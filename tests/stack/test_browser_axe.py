@@ -238,7 +238,7 @@ def test_boxes_that_scroll_take_the_focus_and_say_so_on_a_phone(site, browser, s
         page.goto("/")
         assert page.evaluate(SCROLLING_BOXES) == []
         dates = page.locator("main td[data-label=Dates]")
-        assert dates.count() == 3
+        assert dates.count() >= 3  # the three challenges above, and those of other modules
         for index in range(dates.count()):
             box = dates.nth(index).bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
