@@ -1,5 +1,5 @@
 # The site's image: gunicorn (web) and celery (worker -Q scoring, background -Q
-# intervals,boards,mail,celery, beat) run from it; see docker-compose.yml and README.md.
+# intervals,boards,mail,celery, beat) run from it; see docker-compose.yml and docs/operators.md.
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -29,6 +29,6 @@ RUN DJANGO_DEBUG=0 SECRET_KEY=collectstatic-only ALLOWED_HOSTS=localhost \
 
 USER app
 EXPOSE 8000
-# Sync workers and gunicorn's 30 s timeout, stated (README.md, "Production": no request
-# does whole-board work).
+# Sync workers and gunicorn's 30 s timeout, stated (docs/operators.md, "Web and workers on
+# separate machines": no request does whole-board work).
 CMD ["gunicorn", "challenge_site.wsgi", "--bind", "0.0.0.0:8000", "--worker-class", "sync", "--timeout", "30", "--access-logfile", "-"]

@@ -29,7 +29,7 @@ def throwaway_database(url: str | None, *, prefix: str = BENCH_DB):
 
     - No URL (or ``sqlite…``): a fresh SQLite file in a temporary folder, deleted after.
     - ``postgres://USER@HOST:PORT/`` or ``…/postgres`` (the server's maintenance
-      database, as the README's examples give): a new database of a name no other run
+      database, as the operators' guide's examples give): a new database of a name no other run
       uses (``PREFIX_PID_RANDOM``), dropped at the end, also after a failure.
     - ``postgres://USER@HOST:PORT/NAME``: that database. If it does not exist it is
       created, and dropped at the end; if it exists it must be empty (no tables: the

@@ -4,7 +4,7 @@ Starts the throwaway stack of the stack tests (tests/stack/harness.py: gunicorn 
 processes, Celery beat, this machine's PostgreSQL and Redis, a fresh database) with
 Celery workers of one scoring process each, consuming the ``scoring`` queue only, and
 one background worker for the other queues (intervals, plots, exports, e-mail: the
-README's production layout, so that the figures are the scoring workers' own), imports
+operators' guide's production layout, so that the figures are the scoring workers' own), imports
 a challenge whose regression dataset has 20,000 validation rows, and uploads
 20,000-row regression prediction files (Gaussian rows ``1 m v``) through the API, as
 participants do:

@@ -8,7 +8,7 @@ No URL, parameter, header or cookie of the site ever needs one.
 import time
 
 from django.conf import settings
-from django.http import HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse, JsonResponse
 
 NUL = "\x00"
 # The session key of the challenges an organiser looks at as a participant would
@@ -18,6 +18,14 @@ PREVIEW_SESSION_KEY = "participant_preview"
 # PREVIEW_SECONDS later, so an organiser never keeps a participant's view for days.
 PREVIEW_STARTED_KEY = "participant_preview_started"
 PREVIEW_SECONDS = 3600
+
+
+def refusal(request, message: str, *, status: int) -> HttpResponse:
+    """The site's refusal before any view: ``{"detail": …}`` under /api/ (what every API
+    answer is, docs/openapi.yaml), plain text elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": message.strip()}, status=status)
+    return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
 
 
 def _has_nul(request) -> bool:
@@ -35,10 +43,11 @@ class RejectNulBytesMiddleware:
 
     def __call__(self, request):
         if _has_nul(request):
-            return HttpResponseBadRequest(
+            return refusal(
+                request,
                 "The request contains a NUL byte (%00), which no address, parameter, "
                 "header or cookie of this site accepts.\n",
-                content_type="text/plain; charset=utf-8",
+                status=400,
             )
         return self.get_response(request)
 
@@ -80,11 +89,11 @@ class DeclaredLengthLimitMiddleware:
             declared = 0
         limit = settings.SUBMISSION_MAX_UPLOAD_BYTES + settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         if declared > limit and not request.user.is_staff:
-            return HttpResponse(
+            return refusal(
+                request,
                 f"The request declares {declared:,} bytes; this site accepts at most "
                 f"{limit:,} (a submission zip of at most "
                 f"{settings.SUBMISSION_MAX_UPLOAD_BYTES / 1_000_000:.1f} MB and its form).\n",
                 status=413,
-                content_type="text/plain; charset=utf-8",
             )
         return self.get_response(request)

@@ -212,6 +212,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files for /api/docs/, from static (no CDN)
     "axes",
     "csp",
     "challenge_site.accounts",
@@ -563,6 +565,35 @@ REST_FRAMEWORK = {
         "challenge_site.throttling.AnonApiThrottle",
         "challenge_site.throttling.UploadApiThrottle",
     ],
+    # The OpenAPI description (challenge_site/api_schema.py; docs/openapi.yaml).
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+
+# `make schema` writes docs/openapi.yaml from this; /api/v1/schema/ serves the same.
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Predictive uncertainty challenges API",
+    "DESCRIPTION": (
+        "Challenges, datasets, submissions, leaderboards and teams, as the `puc` client "
+        "uses them. Authenticate with the API token of your profile page: "
+        "`Authorization: Token KEY` or `Authorization: Bearer KEY`. Guide: docs/api.md."
+    ),
+    "VERSION": "1",
+    "OAS_VERSION": "3.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "SCHEMA_PATH_PREFIX_TRIM": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "SplitEnum": "challenge_site.challenges.splits.Split",
+        "PhaseEnum": "challenge_site.challenges.models.Phase",
+        "StatusEnum": "challenge_site.submissions.models.Status",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "challenge_site.api_schema.finish",
+    ],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
 }
 
 # --- Celery -------------------------------------------------------------------

@@ -10,15 +10,17 @@ from django.http import StreamingHttpResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import get_conditional_response, patch_cache_control
-from rest_framework import status
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from challenge_site.access import get_visible_or_404
+from challenge_site.api_schema import ZIP, Participation, errors
 from challenge_site.challenges import policy
 from challenge_site.challenges.clock import current_phase
-from challenge_site.challenges.models import Challenge
+from challenge_site.challenges.models import Challenge, Phase
 from challenge_site.challenges.participation import participation_block
 from challenge_site.negotiation import AnyAccept
 from scoring.upload_check import PHASE_SPLITS
@@ -28,6 +30,71 @@ from .models import Dataset, Split
 from .policy import visible_datasets
 from .readme import readme_text
 from .services import released_files
+
+# --- The answers' shapes (the OpenAPI description only) ----------------------------
+
+
+class ChallengeSummarySerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    title = serializers.CharField()
+    phase = serializers.ChoiceField(choices=Phase.choices)
+    start = serializers.DateTimeField()
+    test_start = serializers.DateTimeField()
+    deadline = serializers.DateTimeField()
+    results_published = serializers.BooleanField()
+    url = serializers.URLField()
+    api_url = serializers.URLField()
+
+
+class ChallengeListSerializer(serializers.Serializer):
+    results = ChallengeSummarySerializer(many=True)
+
+
+class DatasetFileSerializer(serializers.Serializer):
+    filename = serializers.CharField()
+    size = serializers.IntegerField()
+    sha256 = serializers.CharField()
+
+
+class DatasetSerializer(serializers.Serializer):
+    """Name and task always; the rest only once the challenge's datasets are open."""
+
+    name = serializers.CharField()
+    task = serializers.CharField(help_text="regression, classification, multiclass, …")
+    rows = serializers.DictField(
+        child=serializers.IntegerField(allow_null=True),
+        required=False,
+        help_text="{split: rows, or null while hidden}",
+    )
+    log_base = serializers.FloatField(required=False)
+    allow_samples = serializers.BooleanField(required=False)
+    min_quantile_gap = serializers.FloatField(required=False)
+    classes = serializers.IntegerField(required=False, allow_null=True)
+    allow_ensembles = serializers.BooleanField(required=False)
+    quantile_levels = serializers.ListField(
+        child=serializers.FloatField(), required=False, allow_null=True
+    )
+    files = DatasetFileSerializer(many=True, required=False)
+    url = serializers.URLField(required=False)
+    zip_url = serializers.URLField(required=False, allow_null=True)
+    leaderboard_url = serializers.URLField(required=False)
+
+
+class AcceptsSerializer(serializers.Serializer):
+    splits = serializers.ListField(child=serializers.ChoiceField(choices=Split.choices))
+    required = serializers.ChoiceField(choices=Split.choices, allow_null=True)
+
+
+class ParticipationSerializer(serializers.Serializer):
+    missing = serializers.ListField(child=serializers.CharField())
+    detail = serializers.CharField(allow_null=True)
+    join_url = serializers.URLField()
+
+
+class ChallengeDetailSerializer(ChallengeSummarySerializer):
+    accepts = AcceptsSerializer()
+    participation = ParticipationSerializer()
+    datasets = DatasetSerializer(many=True)
 
 
 def _challenge_summary(request, challenge: Challenge, *, now) -> dict:
@@ -44,6 +111,11 @@ def _challenge_summary(request, challenge: Challenge, *, now) -> dict:
     }
 
 
+@extend_schema(
+    operation_id="challenges_list",
+    summary="The challenges",
+    responses={200: ChallengeListSerializer, **errors(429)},
+)
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def api_challenges(request):
@@ -94,6 +166,11 @@ def _levels(dataset: Dataset) -> list[float] | None:
     return None if levels is None else list(levels)
 
 
+@extend_schema(
+    operation_id="challenges_retrieve",
+    summary="A challenge and its datasets",
+    responses={200: ChallengeDetailSerializer, **errors(404, 429)},
+)
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def api_challenge(request, slug):
@@ -132,6 +209,37 @@ def _any_accept(view):
     return view
 
 
+@extend_schema(
+    operation_id="datasets_zip",
+    summary="Download a dataset (zip)",
+    responses={
+        (200, "application/zip"): OpenApiResponse(
+            ZIP, description="The released files and README.txt (ETag; 304 if unchanged)."
+        ),
+        304: OpenApiResponse(description="Not modified (If-None-Match matched the ETag)."),
+        **errors(
+            403,
+            404,
+            429,
+            s403=OpenApiResponse(
+                Participation,
+                description="The user may not take part yet: what they lack, where to join.",
+                examples=[
+                    OpenApiExample(
+                        "rules not accepted",
+                        {
+                            "detail": "Accept the challenge's rules to take part.",
+                            "missing": ["rules_acceptance"],
+                            "join_url": "https://example.org/challenges/epuc/join/",
+                        },
+                        status_codes=["403"],
+                        response_only=True,
+                    )
+                ],
+            ),
+        ),
+    },
+)
 @api_view(["GET"])
 @permission_classes([AllowAny])
 @_any_accept

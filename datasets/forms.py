@@ -4,7 +4,7 @@ import re
 from django import forms
 
 from challenge_site.challenges.admin_ranking import ladder_refusal
-from challenge_site.challenges.models import Feedback
+from challenge_site.challenges.models import LADDERS
 from scoring import ScoringOptions
 from scoring.options import MAX_CLASSES, quantile_levels
 from scoring.tasks import all_settings
@@ -125,7 +125,7 @@ class DatasetForm(forms.ModelForm):
     losses = LossListField(
         label="Losses shown",
         help_text=Dataset._meta.get_field("losses").help_text
-        + " Plug-in losses (README, “Adding a loss”) included.",
+        + " Plug-in losses (docs/operators.md, “Adding a loss”) included.",
     )
     quantile_levels = QuantileLevelsField(
         label="Quantile levels", help_text=Dataset._meta.get_field("quantile_levels").help_text
@@ -308,7 +308,7 @@ class DatasetRankingForm(DatasetUploadForm):
             challenge is not None
             and task
             and changed
-            and challenge.feedback == Feedback.LADDER
+            and challenge.feedback in LADDERS
             and "ranking_loss" not in self.errors
         ):
             message = ladder_refusal(

@@ -15,8 +15,9 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from challenge_site.challenges import signals as challenge_signals
 from challenge_site.challenges.admin_ranking import ladder_refusal
-from challenge_site.challenges.models import Challenge, Feedback, format_utc
+from challenge_site.challenges.models import LADDERS, Challenge, Feedback, format_utc
 from challenge_site.challenges.services import (
     check_publication,
     options_changed,
@@ -84,7 +85,8 @@ CHALLENGE_KEYS = {
     "test_targets_release": Key(str, "never"),
     "test_public_fraction": Key(float, 0.0),
     "final_entries": Key(int, 2),
-    "feedback": Key(str, "exact"),
+    "feedback": Key(str, "exact"),  # "exact", "ladder" or "board_ladder" (docs/ladder.md)
+    "late_joiners_feedback": Key(bool, True),
 }
 DATASET_KEYS = {
     "task": Key(str),
@@ -314,7 +316,8 @@ def _option_problems(challenge: Challenge, values: dict, where: str, *, now) -> 
     """The ranking and feedback options against the challenge as stored (as the admin)."""
     problems = []
     if values["feedback"] not in Feedback.values:
-        expected = " or ".join(repr(str(value)) for value in Feedback.values)
+        names = [repr(str(value)) for value in Feedback.values]
+        expected = ", ".join(names[:-1]) + " or " + names[-1]
         problems.append(
             f"{where}: key 'feedback': expected {expected}, found {values['feedback']!r}"
         )
@@ -328,13 +331,23 @@ def _option_problems(challenge: Challenge, values: dict, where: str, *, now) -> 
     return problems
 
 
-def _options_changed(challenge: Challenge, fraction: float, final_entries: int) -> list[str]:
+def _options_changed(
+    challenge: Challenge, fraction: float, final_entries: int, late_joiners: bool
+) -> list[str]:
     """Inside the import's transaction: a new public part rescores the challenge's entries
     (baselines included); a new number of final entries recomputes those that count
-    (challenges.services.options_changed, as the admin does)."""
+    (challenges.services.options_changed, as the admin does); a changed
+    late_joiners_feedback lets late joiners into the boards' Ladders or out of them."""
     count = options_changed(
         challenge=challenge, public_fraction_before=fraction, final_entries_before=final_entries
     )
+    if late_joiners != challenge.late_joiners_feedback:
+        challenge_signals.options_changed.send(
+            sender=Challenge,
+            challenge=challenge,
+            public_part_changed=False,
+            final_entries_changed=False,
+        )
     if challenge.test_public_fraction != fraction:
         return [f"  public part changed: {count} entries queued to be scored again"]
     return []
@@ -370,7 +383,11 @@ def import_challenge(folder: Path, *, now: datetime | None = None) -> list[str]:
     if created and not draft:
         challenge.opened_at = now
     was_published = challenge.results_published
-    before = (challenge.test_public_fraction, challenge.final_entries)
+    before = (
+        challenge.test_public_fraction,
+        challenge.final_entries,
+        challenge.late_joiners_feedback,
+    )
     problems = _option_problems(challenge, values, where, now=now)
     for key, value in values.items():
         setattr(challenge, key, value)
@@ -387,7 +404,7 @@ def import_challenge(folder: Path, *, now: datetime | None = None) -> list[str]:
         )
         problems += dataset_problems
         plans.append(plan)
-        if plan is not None and challenge.feedback == Feedback.LADDER:
+        if plan is not None and challenge.feedback in LADDERS:
             loss = plan.dataset.ranking_loss
             message = ladder_refusal(name=name, task=plan.dataset.task, ranking_loss=loss)
             if message:

@@ -191,6 +191,7 @@ def step(
     index: int,
     best: int | None,
     min_precision: float = 0.0,
+    first_floor: float = 0.0,
 ) -> Step:
     """One round of the parameter-free Ladder (Blum & Hardt 2015).
 
@@ -208,6 +209,12 @@ def step(
         The index of the entry whose score is shown; None exactly when ``shown`` is None.
     min_precision
         The finest rounding unit of a shown score (the site uses 1/n).
+    first_floor
+        The smallest threshold an entry with nothing to beat (a first entry, or one after
+        a shown +inf) is rounded with: its own threshold std(l)/sqrt(n) is ~0 for a file
+        that is constant but for one row, whose score would then be shown to 1/n and tell
+        that row's label (the site uses 1/sqrt(n), an honest first entry's threshold
+        for terms of unit spread). Not used for acceptance.
 
     Returns
     -------
@@ -226,7 +233,7 @@ def step(
         if best is not None or best_terms is not None:
             raise ValueError("a first entry (shown=None) has no best entry nor best_terms")
         s = threshold(new)
-        unit = rounding_unit(s, min_precision)
+        unit = rounding_unit(_floored(s, first_floor), min_precision)
         return Step(_rounded(mean, unit), s, True, index, unit)
     shown = float(shown)
     if math.isnan(shown) or shown == -math.inf:
@@ -247,7 +254,7 @@ def step(
         s = threshold(new)
         if math.isinf(mean):
             return Step(shown=shown, threshold=s, accepted=False, best=best)
-        unit = rounding_unit(s, min_precision)
+        unit = rounding_unit(_floored(s, first_floor), min_precision)
         return Step(_rounded(mean, unit), s, True, index, unit)
     if best_terms is None:
         raise ValueError("a finite shown score needs the terms of its entry (best_terms)")
@@ -280,11 +287,19 @@ def format_unit(unit: float | None) -> str:
     return "exact" if unit == 0 else f"{unit:g}"
 
 
+def _floored(threshold: float, floor: float) -> float:
+    """The threshold a score with nothing to beat is rounded with (``step``'s first_floor);
+    +inf stays +inf (no precision: the floor of min_precision alone)."""
+    return threshold if math.isinf(threshold) else max(threshold, float(floor))
+
+
 def _rounded(value: float, unit: float) -> float:
     return value if unit == 0 or math.isinf(value) else round_to(value, unit)
 
 
-def ladder(sequence: Iterable, *, min_precision: float = 0.0) -> list[Step]:
+def ladder(
+    sequence: Iterable, *, min_precision: float = 0.0, first_floor: float = 0.0
+) -> list[Step]:
     """The Ladder over one participant's entries, in submission order.
 
     Parameters
@@ -316,6 +331,7 @@ def ladder(sequence: Iterable, *, min_precision: float = 0.0) -> list[Step]:
             index=index,
             best=best,
             min_precision=min_precision,
+            first_floor=first_floor,
         )
         if result.accepted:
             best_terms = terms

@@ -47,15 +47,15 @@ def test_tasks_are_routed_to_their_queue_by_name():
 
 def test_every_task_of_the_site_has_a_queue_that_a_worker_consumes():
     """A task left to the default queue would wait for the background worker only if meant
-    to; each of the site's tasks is listed, and compose and the README start a worker for
-    every queue."""
+    to; each of the site's tasks is listed, and compose and the operators' guide start a
+    worker for every queue."""
     app.loader.import_default_modules()
     site_tasks = {name for name in app.tasks if not name.startswith("celery.")}
     listed = {task for tasks in settings.TASK_QUEUES.values() for task in tasks}
     assert site_tasks <= listed, site_tasks - listed
     compose = (ROOT / "docker-compose.yml").read_text()
-    readme = (ROOT / "README.md").read_text()
-    for text in (compose, readme):
+    guide = (ROOT / "docs" / "operators.md").read_text()
+    for text in (compose, guide):
         assert '"-Q", "scoring"' in text or "-Q scoring " in text
         assert "intervals,boards,mail,celery" in text
 

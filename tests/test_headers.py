@@ -37,7 +37,11 @@ POLICY = {
 # What the policy would block: a <script> without src, a <style> element, a style
 # attribute, an on…= event handler attribute, a javascript: URL.
 INLINE = [
-    re.compile(r"<script(?![^>]*\ssrc=)[^>]*>", re.IGNORECASE),
+    # (A data block, JSON or JSON-LD, is never run: script-src does not apply to it.)
+    re.compile(
+        r"<script(?![^>]*\ssrc=)(?![^>]*\stype=\"application/(?:ld\+)?json\")[^>]*>",
+        re.IGNORECASE,
+    ),
     re.compile(r"<style[\s>]", re.IGNORECASE),
     re.compile(r"<[^>]*\sstyle\s*=", re.IGNORECASE),
     re.compile(r"<[^>]*\son[a-z]+\s*=", re.IGNORECASE),

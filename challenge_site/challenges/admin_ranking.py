@@ -1,9 +1,13 @@
 """The challenge's ranking and feedback options in the admin: the public part of the test
 set (``test_public_fraction``), the final entries per participant (``final_entries``) and
-the feedback (exact scores or the Ladder); their checks and what a change sets off.
+the feedback (exact scores, each participant's Ladder or the board's Ladder) and whether
+accounts that join during the test phase get public feedback (``late_joiners_feedback``);
+their checks and what a change sets off.
 
 - The public part is fixed once the test phase has begun: test entries are scored on it.
-- The Ladder needs every dataset's ranking loss to have per-example terms.
+- Either Ladder needs every dataset's ranking loss to have per-example terms.
+- A changed ``late_joiners_feedback`` lets late joiners' entries into the boards' Ladders
+  or takes them out (signals.options_changed, answered by the submissions app).
 - A changed public part rescores the challenge's entries (baselines included) so that
   every entry has its part scores; a changed number of final entries recomputes which
   entries count (services.options_changed; a dataset's changed ranking loss likewise,
@@ -17,10 +21,11 @@ from django.utils import timezone
 
 import scoring
 
-from .models import Challenge, Feedback, format_utc
+from . import signals
+from .models import LADDERS, Challenge, Feedback, format_utc
 from .services import options_changed, save_challenge
 
-FIELDS = ("test_public_fraction", "final_entries", "feedback")
+FIELDS = ("test_public_fraction", "final_entries", "feedback", "late_joiners_feedback")
 FIELDSET = ("Ranking and feedback", {"fields": FIELDS})
 
 
@@ -41,6 +46,19 @@ EXACT_WITH_SPLIT = (
     "Exact feedback with a public part lets participants read which test examples are "
     "public, and their labels, from probe uploads (a log-loss oracle): the Ladder is the "
     "safe choice for a challenge with a public part."
+)
+# Shown when each participant has their own Ladder (docs/ladder.md).
+PER_PARTICIPANT_LADDER = (
+    "Each participant's Ladder shows every account its own first entry and improvements: "
+    "many accounts with one upload each add up (the board shows the best of their noisy "
+    "scores, and each first entry can be a probe). The board's Ladder releases a score only "
+    "when it beats the board's best, whoever sends it."
+)
+# Shown when late joiners get feedback on a challenge with a public part.
+LATE_JOINERS = (
+    "Accounts that join during the test phase get public feedback: fresh accounts can "
+    "probe the public part. Untick “late joiners' feedback” to keep their entries for the "
+    "final ranking only."
 )
 
 
@@ -77,7 +95,7 @@ def check_options(form, cleaned: dict) -> None:
             f"on {format_utc(challenge.test_start)}, so the share stays "
             f"{challenge.test_public_fraction:g}.",
         )
-    ladder = (cleaned.get("feedback") or challenge.feedback) == Feedback.LADDER
+    ladder = (cleaned.get("feedback") or challenge.feedback) in LADDERS
     if ladder and (problems := _ladder_problems(challenge)):
         form.add_error("feedback", problems)
 
@@ -105,7 +123,7 @@ class RankingAdminMixin:
         if change:
             before = (
                 Challenge.objects.filter(pk=obj.pk)
-                .values_list("test_public_fraction", "final_entries")
+                .values_list("test_public_fraction", "final_entries", "late_joiners_feedback")
                 .first()
             )
         # Every field the form changed, never results_published (services.save_challenge).
@@ -120,9 +138,20 @@ class RankingAdminMixin:
             )
         elif obj.test_public_fraction and obj.feedback == Feedback.EXACT:
             self.message_user(request, EXACT_WITH_SPLIT, messages.WARNING)
+        if obj.test_public_fraction and obj.feedback == Feedback.LADDER:
+            self.message_user(request, PER_PARTICIPANT_LADDER, messages.WARNING)
+        if obj.test_public_fraction and obj.late_joiners_feedback:
+            self.message_user(request, LATE_JOINERS, messages.WARNING)
         if before is None:
             return
-        fraction, final_entries = before
+        fraction, final_entries, late_joiners = before
+        if late_joiners != obj.late_joiners_feedback:
+            signals.options_changed.send(
+                sender=Challenge,
+                challenge=obj,
+                public_part_changed=False,
+                final_entries_changed=False,
+            )
         count = options_changed(
             challenge=obj, public_fraction_before=fraction, final_entries_before=final_entries
         )

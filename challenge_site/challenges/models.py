@@ -32,6 +32,17 @@ class Feedback(models.TextChoices):
 
     EXACT = "exact", "Exact scores"
     LADDER = "ladder", "The Ladder (a score changes only on a real improvement)"
+    # One ladder shared by the whole board (challenge_site.submissions.board_ladder), so
+    # that many accounts learn together no more than one account would.
+    BOARD_LADDER = (
+        "board_ladder",
+        "The board's Ladder (one shared ladder: a score is released only when it beats "
+        "the board's best)",
+    )
+
+
+# The options that show validation and public-part scores through a Ladder.
+LADDERS = (Feedback.LADDER, Feedback.BOARD_LADDER)
 
 
 # The largest public part of the test set: the private part decides the ranking.
@@ -167,13 +178,22 @@ class Challenge(models.Model):
         "test phase begins; a team submits as one, within one set of limits.",
     )
     feedback = models.CharField(
-        max_length=8,
+        max_length=16,
         choices=Feedback,
         default=Feedback.EXACT,
         help_text="How validation and public-part scores are shown before their targets are "
         "released or the results published. The Ladder (Blum & Hardt 2015) shows a "
         "participant's best only when a new entry beats it by more than its standard error, "
-        "rounded to that precision, so that probing the leaderboard gains nothing.",
+        "rounded to that precision, so that probing the leaderboard gains nothing. The board's "
+        "Ladder does the same with one ladder for the whole board: an entry's score is "
+        "released only when it beats the board's released best, so that many accounts "
+        "learn together no more than one.",
+    )
+    late_joiners_feedback = models.BooleanField(
+        default=True,
+        help_text="Accounts that join after the test phase begins get public feedback. "
+        "Unticked, their entries get no score on the test's public part before the results "
+        "are published (they count for the final ranking only).",
     )
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)

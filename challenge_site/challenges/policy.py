@@ -26,7 +26,13 @@ are in tests/challenges/test_policy.py; the leak tests of each app check the pag
   validation targets are released) and the public part's (until the results are
   published) reach participants only through it (``ladder_applies``): each participant's
   shown best on the ranking loss, rounded; the exact scores, other losses, intervals and
-  plots of those splits wait. Organisers see the exact scores.
+  plots of those splits wait. Organisers see the exact scores. The **board's Ladder**
+  (``board_ladder_applies``) keeps one ladder for the whole board: an entry's score is
+  released only when it beats the board's released best; any other entry shows that it
+  released none, and nothing of its value, to everyone (its participant included).
+- **Late joiners**: where a challenge gives them no public feedback
+  (``late_feedback_withheld``), the entries of accounts that joined during the test
+  phase show no public-part score to anyone but the organisers until publication.
 - **Taking part**: downloading a challenge's data and submitting to it need what its
   registration options ask (its rules accepted, an organiser's approval), recorded on the
   user's Participant row; organisers need nothing, nor does anyone when neither is asked.
@@ -40,6 +46,7 @@ from django.db.models import Q, QuerySet
 
 from .clock import current_phase
 from .models import (
+    LADDERS,
     Challenge,
     Feedback,
     Participant,
@@ -290,13 +297,36 @@ def ladder_applies(challenge: Challenge, split: str, *, user, now: datetime) -> 
     """Whether ``user`` sees ``split``'s scores through the Ladder at ``now``: in a
     challenge that asks for it, the validation split until its targets are released and
     the test's public part until the results are published; never for organisers."""
-    if challenge.feedback != Feedback.LADDER or is_organiser(user, challenge):
+    if challenge.feedback not in LADDERS or is_organiser(user, challenge):
         return False
     if split == ScoredSplit.VAL:
         return (Split.VAL, Kind.TARGETS) not in released_parts(challenge, now=now)
     if split == ScoredSplit.PUBLIC:
         return not challenge.results_published
     return False
+
+
+def board_ladder_applies(challenge: Challenge, split: str, *, user, now: datetime) -> bool:
+    """Whether ``user`` sees ``split``'s scores through the board's Ladder (one ladder for
+    the whole board, Feedback.BOARD_LADDER) rather than each participant's own: an entry
+    shows its released score, or that it released none; nothing else of its value."""
+    return challenge.feedback == Feedback.BOARD_LADDER and ladder_applies(
+        challenge, split, user=user, now=now
+    )
+
+
+def late_feedback_withheld(challenge: Challenge, split: str, *, user) -> bool:
+    """Whether late joiners' entries (accounts that joined during the test phase,
+    submissions.late_joiners) show ``user`` no score on ``split``: the test's public part
+    until the results are published, in a challenge that gives them no public feedback;
+    never for organisers. Their participant included: the scores count for the final
+    ranking only."""
+    return (
+        not challenge.late_joiners_feedback
+        and split == ScoredSplit.PUBLIC
+        and not challenge.results_published
+        and not is_organiser(user, challenge)
+    )
 
 
 def exact_scores_visible(challenge: Challenge, split: str, *, user, now: datetime) -> bool:

@@ -17,13 +17,17 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 from django.utils import timezone
-from rest_framework import status
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from challenge_site.access import get_visible_or_404
+from challenge_site.api_schema import ParameterErrors, errors
 from challenge_site.challenges import policy
+from challenge_site.challenges.splits import ScoredSplit
 from challenge_site.query_params import BadOptions, parse_page
 from datasets.policy import visible_datasets
 
@@ -31,7 +35,82 @@ from . import ladder_board, services
 from .exports import json_row
 from .hidden import hidden_reason
 
+# --- The OpenAPI description ---------------------------------------------------------
 
+PARAMETERS = [
+    OpenApiParameter(
+        "split",
+        OpenApiTypes.STR,
+        enum=[ScoredSplit.VAL, ScoredSplit.TEST, ScoredSplit.PUBLIC, ScoredSplit.PRIVATE],
+        description="val (default) or test; public and private: the test's two parts, "
+        "where the challenge has a public part",
+    ),
+    OpenApiParameter(
+        "sort",
+        OpenApiTypes.STR,
+        description="a loss of the dataset's task (nlpd, nmse, …); default its ranking loss",
+    ),
+    OpenApiParameter(
+        "view", OpenApiTypes.STR, enum=list(services.VIEWS), description="all or best"
+    ),
+    OpenApiParameter("slice", OpenApiTypes.STR, description="a slice of the split, once shown"),
+    OpenApiParameter(
+        "page",
+        {"type": "integer", "minimum": 1, "maximum": services.SHALLOW_PAGES},
+        description="from 1, up to 20 (then the next links); 50 rows a page",
+    ),
+    OpenApiParameter("after", OpenApiTypes.STR, description="the page after a row (next links)"),
+    OpenApiParameter("before", OpenApiTypes.STR, description="the page before a row"),
+]
+
+
+class BoardRowSerializer(serializers.Serializer):
+    """A row (exports.json_row; ladder_board.json_row on the Ladder: rank, submission, url,
+    participant, method, created, scores, precision, entries)."""
+
+    rank = serializers.IntegerField(allow_null=True)
+    submission = serializers.IntegerField()
+    url = serializers.URLField()
+    participant = serializers.CharField()
+    method = serializers.CharField()
+    created = serializers.CharField(help_text="ISO 8601")
+    scores = serializers.DictField(
+        child=serializers.JSONField(), help_text='{loss: a number, "inf" or null}'
+    )
+
+
+class BoardPageSerializer(serializers.Serializer):
+    challenge = serializers.SlugField()
+    dataset = serializers.CharField()
+    split = serializers.CharField()
+    sort = serializers.CharField(allow_null=True)
+    view = serializers.ChoiceField(choices=["all", "best", "ladder"])
+    feedback = serializers.ChoiceField(choices=["exact", "ladder", "board_ladder"])
+    page = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = BoardRowSerializer(many=True)
+
+
+@extend_schema(
+    operation_id="leaderboard",
+    summary="A dataset's leaderboard",
+    parameters=PARAMETERS,
+    responses={
+        200: BoardPageSerializer,
+        **errors(
+            400,
+            403,
+            404,
+            429,
+            s400=ParameterErrors,
+            s403=OpenApiResponse(
+                errors(403)[403].response,
+                description="The split's scores are hidden until the results are published.",
+            ),
+        ),
+    },
+)
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def api_leaderboard(request, slug, name):
@@ -91,7 +170,7 @@ def api_leaderboard(request, slug, name):
                 "split": board.split,
                 "sort": loss.name if loss else None,
                 "view": "ladder",
-                "feedback": "ladder",
+                "feedback": ladder_board.feedback_name(board),
                 "page": number,
                 "next": link(number + 1) if has_next else None,
                 "previous": link(number - 1) if number > 1 else None,

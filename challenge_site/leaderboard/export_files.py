@@ -185,7 +185,19 @@ def board_of(row: BoardExport, dataset: Dataset) -> Board:
     losses = {loss.name: loss for loss in dataset.shown_losses()}
     if row.sort not in losses:
         raise BuildError(f"The loss {row.sort} is no longer shown on this dataset.")
-    return Board(dataset, row.split, losses[row.sort], row.best, final=row.final, slice=row.slice)
+    # A public file leaves out what the public board leaves out (late joiners' entries).
+    withheld = row.audience == Audience.PUBLIC and policy.late_feedback_withheld(
+        dataset.challenge, row.split, user=AnonymousUser()
+    )
+    return Board(
+        dataset,
+        row.split,
+        losses[row.sort],
+        row.best,
+        final=row.final,
+        slice=row.slice,
+        late_withheld=withheld,
+    )
 
 
 class BuildError(Exception):

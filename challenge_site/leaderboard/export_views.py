@@ -21,7 +21,7 @@ from challenge_site.query_params import BadOptions
 from challenge_site.submissions.storage import private_storage
 from datasets.models import ScoredSplit
 
-from . import export_files, services
+from . import export_files, ladder_board, services
 from .exports import ladder_csv_lines, ladder_json_lines
 from .models import BoardExport
 from .queries import Board
@@ -59,7 +59,7 @@ def _ladder_download(request, board: Board, fmt: str):
             "dataset": board.dataset.name,
             "split": board.split,
             "view": "ladder",
-            "feedback": "ladder",
+            "feedback": ladder_board.feedback_name(board),
         }
         lines = ladder_json_lines(board, url_for=url_for, loss=loss.name if loss else "", meta=meta)
     else:

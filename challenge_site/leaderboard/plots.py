@@ -15,10 +15,14 @@ from dataclasses import dataclass
 
 import matplotlib
 import numpy as np
+from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from matplotlib.figure import Figure
 
 import scoring
+from challenge_site.challenges import policy
+from challenge_site.challenges.models import Challenge
+from challenge_site.submissions.late_joiners import late_q
 from challenge_site.submissions.models import Score, Submission
 from challenge_site.submissions.policy import listed_q
 from datasets.models import Dataset
@@ -121,7 +125,13 @@ def points(dataset: Dataset | int, *, split: str, ranking: str, point: str) -> P
     read = _copy_rows if connection.vendor == "postgresql" else _fetched_rows
     submission, is_ranking, value = read(ROWS_SQL, params)
     entries = Submission.objects.filter(dataset_id=dataset_id)
-    unlisted = np.fromiter(entries.exclude(listed_q()).values_list("pk", flat=True), np.int64)
+    left_out = entries.exclude(listed_q())
+    challenge = Challenge.objects.get(datasets=dataset_id)
+    # The drawing is public: late joiners' entries stay off the test's public part while
+    # their feedback is withheld (policy.late_feedback_withheld; organisers have the boards).
+    if policy.late_feedback_withheld(challenge, split, user=AnonymousUser()):
+        left_out = entries.filter(~listed_q() | late_q(challenge))
+    unlisted = np.fromiter(left_out.values_list("pk", flat=True), np.int64)
     keep = ~np.isin(submission, unlisted)
     submission, is_ranking, value = submission[keep], is_ranking[keep], value[keep]
     # The pivot: one slot per entry, NaN where its row of a loss is missing.

@@ -30,6 +30,7 @@ from django.db.models import Exists, F, FilteredRelation, OuterRef, Q, QuerySet,
 
 import scoring
 from challenge_site.submissions.display import PARTICIPANT_FIELDS, participant_label_of
+from challenge_site.submissions.late_joiners import late_q
 from challenge_site.submissions.models import Mark, Score, Status, Submission
 from challenge_site.submissions.policy import listed_q, not_withdrawn_q, unmoderated_q
 from datasets.models import Dataset
@@ -66,6 +67,9 @@ class Board:
     final: bool = False
     # One slice of the split (scoring.md §8: its Score rows are "LOSS@SLICE"); "": all.
     slice: str = ""
+    # Late joiners' entries are left out (policy.late_feedback_withheld: the test's public
+    # part, for everyone but organisers, in a challenge that gives them no feedback).
+    late_withheld: bool = False
 
     @property
     def losses(self) -> list[scoring.Loss]:
@@ -200,12 +204,20 @@ def _without_point_entries(board: Board, scores: QuerySet[Score], *, lazy: bool)
     return scores.exclude(value__isnull=True, submission_id__in=Subquery(point_only))
 
 
+def _without_late(board: Board, rows: QuerySet) -> QuerySet:
+    """``rows`` (with a ``submission`` relation) less the late joiners' entries when the
+    board withholds them; a join with the submissions only then."""
+    if not board.late_withheld:
+        return rows
+    return rows.exclude(late_q(board.dataset.challenge, "submission__"))
+
+
 def _entries(board: Board, *, lazy: bool) -> QuerySet[Score]:
     """The sort loss's Score rows of the entries the board lists (scored submissions only)."""
     scores = Score.objects.filter(
         dataset=board.dataset, split=board.split, loss=board.sort_key
     ).filter(listed_q("submission__"))
-    return _without_point_entries(board, scores, lazy=lazy)
+    return _without_point_entries(board, _without_late(board, scores), lazy=lazy)
 
 
 def _rows(board: Board, *, lazy: bool) -> tuple[QuerySet, str]:
@@ -218,7 +230,7 @@ def _rows(board: Board, *, lazy: bool) -> tuple[QuerySet, str]:
         rows = BestEntry.objects.filter(
             dataset=board.dataset, split=board.split, loss=board.sort_key, final=board.final
         )
-        return rows, "created"
+        return _without_late(board, rows), "created"
     return _entries(board, lazy=lazy), "submission__created"
 
 
@@ -328,15 +340,16 @@ def position(board: Board, entry: Entry, *, value: float) -> int:
     scored again), read apart through their partial indexes; ties at ``value`` (few) are
     ordered by time and id with the join."""
     scores = Score.objects.filter(dataset=board.dataset, split=board.split, loss=board.sort_key)
-    below = scores.filter(value__lt=value)
+    below = _without_late(board, scores.filter(value__lt=value))
     unlisted = _unlisted_ids(board.dataset)
     count = below.count()
     if unlisted:
         count -= below.filter(submission_id__in=unlisted).count()
-    ties = Q(submission__created__lt=entry.created) | Q(
+    earlier = Q(submission__created__lt=entry.created) | Q(
         submission__created=entry.created, submission_id__lt=entry.pk
     )
-    count += scores.filter(value=value).filter(listed_q("submission__")).filter(ties).count()
+    ties = _without_late(board, scores.filter(value=value).filter(listed_q("submission__")))
+    count += ties.filter(earlier).count()
     return count + 1
 
 

@@ -9,7 +9,10 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
+from django.contrib.auth.models import AnonymousUser
+
 import scoring
+from challenge_site.challenges import policy
 from challenge_site.query_params import BadOptions
 from challenge_site.submissions import finals
 from datasets.models import TEST_PARTS, Dataset, ScoredSplit, Split
@@ -87,6 +90,9 @@ def parse_board(
         view == "best",
         final=split in FINAL_SPLITS and finals.in_force(dataset),
         slice=chosen,
+        late_withheld=policy.late_feedback_withheld(
+            dataset.challenge, split, user=user or AnonymousUser()
+        ),
     )
 
 

@@ -95,6 +95,7 @@ def _ladder_page(request, board: Board, *, number: int, now):
         "rows": rows,
         "loss": services.ranking_loss(dataset),
         "reason": ladder_reason(board),
+        "board_ladder": ladder_board.shared(board),
         "split_label": ScoredSplit(board.split).label,
         "previous_url": board_url(board, page=number - 1) if number > 1 else None,
         "next_url": board_url(board, page=number + 1) if has_next else None,

@@ -218,7 +218,10 @@ def score_lines(table) -> list[str]:
 def _ladder_line(entry) -> str:
     ladder = entry.ladder
     head = f"{entry.label}{'' if entry.split == 'public' else ' split'}, shown through the Ladder: "
-    if ladder.shown is None:
+    if ladder.note:
+        # The board's Ladder kept this entry's score back: the note says why, no digit.
+        text = f"{ladder.note}."
+    elif ladder.shown is None:
         text = f"this entry has no shown score (its {ladder.loss.name} is n/a)."
     else:
         text = f"your shown {ladder.loss.name} is {ladder.text} (shown to {ladder.precision_text})."

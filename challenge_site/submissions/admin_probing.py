@@ -1,6 +1,7 @@
 """The probing flags in the submissions console (challenge_site.submissions.probing): a
-column, a list filter and their explanation above the list, and the final-ranking and
-probing fields of an entry's page. The column's flags are computed for the whole page of
+column (each flag with its evidence: the counts and statistics behind it), a list filter
+and their explanation above the list, and the final-ranking and probing fields
+(the stored statistics) of an entry's page. The column's flags are computed for the whole page of
 the list with one call of ``probing.flags`` (one query), not a query per row."""
 
 from django.contrib import admin
@@ -16,7 +17,8 @@ FIELDSET = (
         "fields": (
             ("final", "in_final_ranking"),
             "probing_flags",
-            ("rows_off_mode", "near_previous", "similar_run"),
+            ("rows_off_mode", "change_share", "similar_run", "near_previous"),
+            ("chance_z", "max_corr", "random_count", "combined_corr", "burst"),
             "predictions_sha256",
         )
     },
@@ -26,8 +28,14 @@ READONLY_FIELDS = (
     "in_final_ranking",
     "probing_flags",
     "rows_off_mode",
-    "near_previous",
+    "change_share",
     "similar_run",
+    "near_previous",
+    "chance_z",
+    "max_corr",
+    "random_count",
+    "combined_corr",
+    "burst",
     "predictions_sha256",
 )
 
@@ -77,8 +85,10 @@ class ProbingAdminMixin:
             found = probing.flags([submission]).get(submission.pk, []) if submission.pk else []
         if not found:
             return "–"
+        # Each flag's label (its explanation on hover) and this entry's evidence.
         return format_html_join(
             mark_safe("<br>"),
-            '<span class="probing-flag" title="{}">{}</span>',
-            ((flag.explanation, flag.label) for flag in found),
+            '<span class="probing-flag" title="{}">{}</span> '
+            '<small class="probing-evidence">({})</small>',
+            ((flag.explanation, flag.label, flag.evidence) for flag in found),
         )

@@ -3,6 +3,7 @@ GET /api/v1/submissions/<id>/ (token, bearer token or session auth)."""
 
 from django.urls import reverse
 from django.utils import timezone
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.decorators import api_view, parser_classes, permission_classes
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -10,15 +11,23 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from challenge_site.access import get_visible_or_404
+from challenge_site.api_schema import FieldErrors, ParameterErrors, Participation, errors
 from challenge_site.challenges.participation import participation_block
 from challenge_site.challenges.policy import participation_missing, visible_challenges
 
 from . import services
-from .api_list import submission_list
+from .api_list import (
+    PARAMETERS,
+    LadderScoreSerializer,
+    SubmissionPageSerializer,
+    score_field,
+    submission_list,
+)
+from .api_schema import FinalSelectionSerializer  # and the other API views' descriptions
 from .evaluation import REPORTED_KEY
 from .final_views import final_for
 from .limits import LimitReached
-from .models import Submission
+from .models import Status, Submission
 from .policy import can_see_private, visible_submissions
 from .uploads import limit_upload_size, oversized, too_large_message
 from .visibility import (
@@ -48,6 +57,75 @@ class SubmissionCreateSerializer(serializers.Serializer):
     file = serializers.FileField()
 
 
+class SubmissionCreatedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Status.choices)
+    url = serializers.URLField()
+    api_url = serializers.URLField()
+
+
+class SubmissionDetailSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Status.choices)
+    errors = serializers.ListField(child=serializers.JSONField(), help_text="owner only")
+    failure = serializers.CharField(help_text="owner only")
+    scores = serializers.DictField(child=serializers.DictField(child=score_field()))
+    decomposition = serializers.DictField(
+        child=serializers.DictField(
+            child=serializers.DictField(child=score_field(), allow_null=True)
+        )
+    )
+    reported = serializers.DictField(child=serializers.DictField(child=score_field()))
+    certain = serializers.DictField(child=serializers.IntegerField(allow_null=True))
+    ladder = serializers.DictField(child=LadderScoreSerializer())
+    final_selection = FinalSelectionSerializer(allow_null=True)
+    challenge = serializers.SlugField()
+    dataset = serializers.CharField()
+    method = serializers.CharField()
+    mark = serializers.CharField()
+    created = serializers.DateTimeField()
+    is_baseline = serializers.BooleanField()
+    team = serializers.CharField(allow_null=True)
+    withdrawn_at = serializers.DateTimeField(allow_null=True)
+    url = serializers.URLField()
+
+
+_REFUSED = OpenApiResponse(
+    FieldErrors,
+    description="The form or the file refused: {field: [reasons]} (`file`: the file's "
+    "line errors; `non_field_errors`: the whole submission's), or {detail} for a limit "
+    "without a retry time.",
+    examples=[
+        OpenApiExample(
+            "bad file",
+            {"file": ["line 3: expected 2 numbers, found 1"]},
+            status_codes=["400"],
+            response_only=True,
+        )
+    ],
+)
+
+
+@extend_schema(
+    methods=["GET"],
+    operation_id="submissions_list",
+    summary="Your submissions",
+    parameters=PARAMETERS,
+    responses={
+        200: SubmissionPageSerializer,
+        **errors(400, 401, 404, 429, s400=ParameterErrors),
+    },
+)
+@extend_schema(
+    methods=["POST"],
+    operation_id="submissions_create",
+    summary="Submit predictions",
+    request={"multipart/form-data": SubmissionCreateSerializer},
+    responses={
+        201: SubmissionCreatedSerializer,
+        **errors(400, 401, 403, 413, 429, s400=_REFUSED, s403=Participation),
+    },
+)
 @api_view(["GET", "POST"])
 @parser_classes([SizeLimitedMultiPartParser, FormParser])
 def api_submissions(request):
@@ -124,6 +202,11 @@ def create_submission(request):
     )
 
 
+@extend_schema(
+    operation_id="submissions_retrieve",
+    summary="A submission, its status and the scores you may see",
+    responses={200: SubmissionDetailSerializer, **errors(404, 429)},
+)
 @api_view(["GET"])
 @permission_classes([AllowAny])
 def api_submission(request, pk):

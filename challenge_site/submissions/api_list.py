@@ -14,9 +14,12 @@ from urllib.parse import urlencode
 from django.db.models import Prefetch
 from django.urls import reverse
 from django.utils import timezone
-from rest_framework import status
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from challenge_site.challenges.models import Phase
 from challenge_site.challenges.policy import visible_challenges
 from challenge_site.query_params import BadOptions, parse_page
 from datasets.policy import visible_datasets
@@ -30,6 +33,75 @@ FILTERS = ("challenge", "dataset", "status")
 
 # Not a status: an entry its participant withdrew (whatever its status).
 WITHDRAWN = "withdrawn"
+
+
+# --- The OpenAPI description of GET (api.api_submissions) ----------------------------
+
+PARAMETERS = [
+    OpenApiParameter("challenge", OpenApiTypes.STR, description="a challenge's slug"),
+    OpenApiParameter("dataset", OpenApiTypes.STR, description="a dataset's name"),
+    OpenApiParameter(
+        "status",
+        OpenApiTypes.STR,
+        enum=[*Status.values, WITHDRAWN],
+        description="a status, or `withdrawn` for the entries withdrawn",
+    ),
+    OpenApiParameter(
+        "page", {"type": "integer", "minimum": 1}, description="from 1; 50 entries a page"
+    ),
+]
+
+
+# Scores as the API writes them: a number, "inf" or "-inf" (JSON has no infinity), or null.
+def score_field():
+    return serializers.JSONField(help_text='a number, "inf", "-inf" or null')
+
+
+class LadderScoreSerializer(serializers.Serializer):
+    loss = serializers.CharField()
+    shown = serializers.JSONField(help_text='the shown score: a number, "inf" or null')
+    precision = serializers.FloatField(allow_null=True)
+    accepted = serializers.BooleanField(allow_null=True)
+    ladder = serializers.ChoiceField(
+        choices=["board", "participant"],
+        help_text="board: the board's Ladder (shown is this entry's released score, if any); "
+        "participant: the participant's own Ladder",
+    )
+    note = serializers.CharField(
+        allow_blank=True,
+        help_text="why no score is shown (not released by the board's Ladder, or withheld "
+        "from an account that joined during the test phase); empty when one is",
+    )
+
+
+class SubmissionItemSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.URLField()
+    api_url = serializers.URLField()
+    challenge = serializers.SlugField()
+    dataset = serializers.CharField()
+    method = serializers.CharField()
+    status = serializers.ChoiceField(choices=Status.choices)
+    phase = serializers.ChoiceField(choices=Phase.choices)
+    mark = serializers.CharField()
+    created = serializers.DateTimeField()
+    splits = serializers.ListField(child=serializers.CharField())
+    team = serializers.CharField(allow_null=True)
+    made_by = serializers.CharField()
+    withdrawn = serializers.BooleanField()
+    withdrawn_at = serializers.DateTimeField(allow_null=True)
+    scores = serializers.DictField(
+        child=serializers.DictField(child=score_field()), help_text="{split: {loss: score}}"
+    )
+    ladder = serializers.DictField(child=LadderScoreSerializer(), help_text="{split: …}")
+    certain = serializers.DictField(child=serializers.IntegerField(allow_null=True))
+
+
+class SubmissionPageSerializer(serializers.Serializer):
+    page = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = SubmissionItemSerializer(many=True)
 
 
 def submission_list(request) -> Response:

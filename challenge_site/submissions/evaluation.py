@@ -66,7 +66,7 @@ class SplitOutcome:
     plot_data: dict
     # Per-example terms by key (scoring.compute_terms), stored by services as a file.
     terms: dict[str, np.ndarray | None] = field(default_factory=dict, repr=False, compare=False)
-    # Predictions that differ from the file's most common one (scoring.probing).
+    # Rows standing out of the file's bulk, else off its most common prediction (scoring.probing).
     rows_off_mode: int | None = None
     # Every loss on each slice of a validation or test split (scoring.md §8), keyed
     # "LOSS@SLICE" (slice_key) in order of first appearance; stored as Score rows beside

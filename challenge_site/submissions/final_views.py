@@ -90,6 +90,11 @@ def choose_final(request, pk):
 def api_choose_final(request, pk):
     """{"final": true|false} → the entry's final status; 400 with the reason if refused."""
     submission = _own_entry(request, pk)
+    if not hasattr(request.data, "get"):  # a JSON array or scalar, not an object
+        return Response(
+            {"final": ['expected an object: {"final": true}']},
+            status=status.HTTP_400_BAD_REQUEST,
+        )
     value = request.data.get("final")
     if not isinstance(value, bool):
         if value in ("true", "false"):

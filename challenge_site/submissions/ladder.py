@@ -32,7 +32,7 @@ LADDER_SPLITS = (ScoredSplit.VAL, ScoredSplit.PUBLIC)
 FIELDS = ("ladder_value", "ladder_precision", "ladder_accepted", "ladder_current")
 
 
-def _loss_terms(loaded: dict, loss: scoring.Loss, value: float) -> np.ndarray | None:
+def loss_terms(loaded: dict, loss: scoring.Loss, value: float) -> np.ndarray | None:
     """Per-example terms whose mean is ``value`` (nmse's squared errors scaled by the
     normaliser, read off the stored value), or None without them."""
     found = loaded.get(loss.terms_key)
@@ -44,6 +44,15 @@ def _loss_terms(loaded: dict, loss: scoring.Loss, value: float) -> np.ndarray | 
     if not (math.isfinite(mean) and math.isfinite(value)) or mean == 0:
         return None
     return found * (value / mean)
+
+
+def first_floor(n: int) -> float:
+    """The smallest threshold a first shown score is rounded with (scoring.ladder.step's
+    first_floor): 1/sqrt(n), the standard error of n terms of unit spread, so that a
+    fresh account's first entry is shown to the unit an honest first entry gets (0.01 at
+    n = 1,000 for log-loss) and not to 1/n, which told one row's change (~0.0046 nats at
+    n = 1,000) from a file constant but for that row."""
+    return 1 / math.sqrt(n)
 
 
 def first_shown(row: Score) -> bool:
@@ -134,7 +143,7 @@ def _only_the_newest_is_new(rows: list[Score], candidates: list[Score]) -> bool:
 def _append(candidates: list[Score], *, loss, names: dict) -> int:
     """One step of the Ladder for the newest entry (two terms files read)."""
     new = candidates[-1]
-    terms = _loss_terms(stored_terms.load(names[new.submission_id]), loss, new.value)
+    terms = loss_terms(stored_terms.load(names[new.submission_id]), loss, new.value)
     if terms is None:
         return 0  # takes no part, as in a recompute
     index = len(candidates) - 1
@@ -145,10 +154,11 @@ def _append(candidates: list[Score], *, loss, names: dict) -> int:
         shown=None if reference is None else reference.ladder_value,
         best_terms=None
         if reference is None
-        else _loss_terms(stored_terms.load(names[reference.submission_id]), loss, reference.value),
+        else loss_terms(stored_terms.load(names[reference.submission_id]), loss, reference.value),
         index=index,
         best=best,
         min_precision=1 / terms.size,
+        first_floor=first_floor(terms.size),
     )
     precision = step.precision if step.accepted else reference.ladder_precision
     new.ladder_value, new.ladder_precision = step.shown, precision
@@ -165,12 +175,20 @@ def _recompute(rows: list[Score], candidates: list[Score], *, loss, names: dict)
     """The Ladder over every entry again (after a rescore, moderation or deletion)."""
     sequence, taking_part = [], []
     for row in candidates:
-        found = _loss_terms(stored_terms.load(names[row.submission_id]), loss, row.value)
+        found = loss_terms(stored_terms.load(names[row.submission_id]), loss, row.value)
         if found is not None:
             sequence.append(found)
             taking_part.append(row)
     # Never finer than 1/n, Blum & Hardt's rounding (scoring.ladder.Step.precision).
-    steps = scoring.ladder.ladder(sequence, min_precision=1 / sequence[0].size) if sequence else []
+    steps = (
+        scoring.ladder.ladder(
+            sequence,
+            min_precision=1 / sequence[0].size,
+            first_floor=first_floor(sequence[0].size),
+        )
+        if sequence
+        else []
+    )
     wanted = {row.pk: (None, None, None, False) for row in rows}
     current = steps[-1].best if steps else None
     for index, (row, step) in enumerate(zip(taking_part, steps, strict=True)):

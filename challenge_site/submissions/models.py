@@ -169,7 +169,10 @@ class Submission(models.Model):
         max_length=64, blank=True, help_text="Of the prediction files' bytes, in split order."
     )
     rows_off_mode = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Prediction rows that differ from the most common one."
+        null=True,
+        blank=True,
+        help_text="Prediction rows standing out of the file's bulk (else: differing from "
+        "the most common one).",
     )
     near_previous = models.FloatField(
         null=True,
@@ -177,7 +180,44 @@ class Submission(models.Model):
         help_text="Share of examples whose loss differs from the participant's previous entry.",
     )
     similar_run = models.PositiveIntegerField(
-        default=0, help_text="Entries in a row, ending with this one, each near-identical."
+        default=0,
+        help_text="Entries in a row, ending with this one, each a few-row change of one of "
+        "its participant's recent entries.",
+    )
+    # Statistics of probing.py's flags (docs/probing.md), set when scored.
+    chance_z = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Sign-test z against the baseline on the shown split (public part if "
+        "any): below 3, not better than chance.",
+    )
+    max_corr = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Largest |correlation| of its terms with its participant's recent entries'.",
+    )
+    change_share = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Largest share of the change from a recent entry of its participant "
+        "carried by the top few rows.",
+    )
+    random_count = models.PositiveIntegerField(
+        default=0,
+        help_text="Its participant's near-chance, mutually uncorrelated entries so far, "
+        "this one included.",
+    )
+    combined_corr = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Correlation with the z-weighted mean of its participant's earlier "
+        "near-chance entries (a vote of random vectors).",
+    )
+    burst = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="A new account's near-chance first entry in the test phase: such first "
+        "entries within the 24 h up to it when they made a burst (0: no burst).",
     )
 
     class Meta:
@@ -462,3 +502,58 @@ class SubmissionQuota(models.Model):
 
     def __str__(self):
         return f"quota {self.user_id}/{self.dataset_id}"
+
+
+class BoardLadder(models.Model):
+    """The board's Ladder of one dataset and feedback split (Feedback.BOARD_LADDER,
+    challenge_site.submissions.board_ladder): the row every change locks (SELECT … FOR
+    UPDATE), so that two entries scored at once are put in one order; the entry holding
+    the board's released best, the loss it ranks by, and the next place in the sequence."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="+")
+    split = models.CharField(max_length=16, choices=ScoredSplit)
+    loss = models.CharField(max_length=32, blank=True)
+    holder = models.ForeignKey(
+        Submission, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    next_seq = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "split"], name="boardladder_unique"),
+        ]
+
+    def __str__(self):
+        return f"board ladder {self.dataset_id}/{self.split}"
+
+
+class BoardStep(models.Model):
+    """One entry's step of its board's Ladder: its place in the sequence (the order the
+    entries were committed under the board's lock, kept through rescoring), the exact
+    score it was judged with (server side only: a rescore is noticed by it), the released
+    score (None: not released, and never its value), the power of ten it is rounded to,
+    and whether it is its participant's best released entry on the split."""
+
+    board = models.ForeignKey(BoardLadder, on_delete=models.CASCADE, related_name="steps")
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    seq = models.PositiveIntegerField()
+    scored = models.FloatField(null=True, blank=True)
+    value = models.FloatField(null=True, blank=True)
+    precision = models.FloatField(null=True, blank=True)
+    current = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["board", "submission"], name="boardstep_unique"),
+        ]
+        indexes = [
+            # A submission's steps (its page, the API).
+            models.Index(fields=["submission"], name="boardstep_submission_idx"),
+            # The board's page: its participants' best released entries by value.
+            models.Index(
+                fields=["board", "value"], condition=Q(current=True), name="boardstep_board_idx"
+            ),
+        ]
+
+    def __str__(self):
+        return f"board step {self.seq} of {self.board_id}"

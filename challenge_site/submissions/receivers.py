@@ -3,7 +3,7 @@ datasets.signals), connected in SubmissionsConfig.ready()."""
 
 from django.db.models import Count
 
-from . import finals, ladder
+from . import board_ladder, finals, ladder
 from .models import FINAL, Score, Submission
 from .policy import page_public_q
 from .services import rescore, rescore_lacking
@@ -23,12 +23,17 @@ def options_changed(
     if public_part_changed or final_entries_changed:
         for dataset in challenge.datasets.all():
             finals.refresh_dataset(dataset=dataset)
+    # Late joiners may have been let in or out of the boards' Ladders (a board that did
+    # not change costs one query for its steps; its terms are not read).
+    for dataset in challenge.datasets.all():
+        board_ladder.refresh_dataset(dataset=dataset)
     return count
 
 
 def ranking_loss_changed(*, dataset, **_) -> None:
     """The Ladder's shown scores and the entries that count for the final ranking."""
     ladder.refresh_dataset(dataset=dataset)
+    board_ladder.refresh_dataset(dataset=dataset)
     finals.refresh_dataset(dataset=dataset)
 
 

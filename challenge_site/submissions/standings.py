@@ -14,7 +14,7 @@ from django.db import transaction
 from challenge_site.teams.models import Team
 from datasets.models import TEST_PARTS, Dataset, Split
 
-from . import finals, ladder, signals
+from . import board_ladder, finals, ladder, signals
 from .entrants import Entrant, lock_all, of_rows
 from .models import Submission
 
@@ -79,6 +79,8 @@ def entries_changed(*, dataset: Dataset, entrant: Entrant | None, splits) -> Non
         entrant.lock(dataset_id=dataset.pk)
         for split in ladder.LADDER_SPLITS:
             ladder.refresh(dataset=dataset, entrant=entrant, split=split)
+            # The board's row after the participant's: every transaction takes them so.
+            board_ladder.refresh(dataset=dataset, split=split)
         finals.refresh(dataset=dataset, entrant=entrant)
         listing_changed(dataset=dataset, entrant=entrant)
 

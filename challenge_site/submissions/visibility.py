@@ -11,9 +11,16 @@ from django.utils import timezone
 
 import scoring
 import scoring.ladder
-from challenge_site.challenges.policy import ladder_applies, slices_visible, split_visible
+from challenge_site.challenges.policy import (
+    board_ladder_applies,
+    ladder_applies,
+    late_feedback_withheld,
+    slices_visible,
+    split_visible,
+)
 from datasets.models import TEST_PARTS, ScoredSplit
 
+from . import board_ladder, late_joiners
 from .ladder import first_shown
 from .models import Submission
 
@@ -49,11 +56,14 @@ class LadderScore:
     precision: float | None  # the shown score's rounding unit (a power of ten; 0: exact)
     accepted: bool | None  # this entry set the shown score
     first: bool = False  # … and it is the participant's first shown score (none to beat)
+    board: bool = False  # the board's Ladder: ``shown`` is this entry's released score
+    # Said instead of a score: not released on the board, or a late joiner's entry.
+    note: str = ""
 
     @property
     def text(self) -> str:
         if self.shown is None:
-            return "–"
+            return self.note or "–"
         return scoring.ladder.format_shown(self.shown, self.precision or 0.0)
 
     @property
@@ -197,16 +207,11 @@ def score_table(submission: Submission, *, user, now=None) -> list[SplitScores]:
         if split not in submission.splits and split not in results:
             continue
         visible = split_visible(challenge, split, user=user)
-        if visible and split in results and ladder_applies(challenge, split, user=user, now=now):
-            ranking = submission.dataset.effective_ranking_loss
-            row = next((r for r in rows if r.split == split and r.loss == ranking), None)
-            ladder = LadderScore(
-                scoring.get_loss(submission.dataset.task, ranking),
-                row.ladder_value if row else None,
-                row.ladder_precision if row else None,
-                row.ladder_accepted if row else None,
-                first=bool(row and row.ladder_accepted) and first_shown(row),
-            )
+        if (
+            visible
+            and split in results
+            and (ladder := _ladder_score(submission, split, rows, user=user, now=now))
+        ):
             table.append(SplitScores(split, True, [], None, ladder))
             continue
         cells, slices = [], ()
@@ -221,6 +226,36 @@ def score_table(submission: Submission, *, user, now=None) -> list[SplitScores]:
         result = results.get(split) if visible else None
         table.append(SplitScores(split, visible, cells, result, None, slices))
     return table
+
+
+def _ladder_score(submission: Submission, split: str, rows, *, user, now) -> LadderScore | None:
+    """What ``user`` sees of the entry's ``split`` in place of its exact scores (a late
+    joiner's entry without feedback, the board's Ladder, the participant's Ladder), or
+    None where the exact scores are shown."""
+    challenge = submission.dataset.challenge
+    ranking = submission.dataset.effective_ranking_loss
+    loss = scoring.get_loss(submission.dataset.task, ranking)
+    if late_feedback_withheld(challenge, split, user=user) and late_joiners.is_late(submission):
+        mine = submission.user_id == getattr(user, "pk", None)
+        note = late_joiners.WITHHELD if mine else late_joiners.WITHHELD_OTHERS
+        return LadderScore(loss, None, None, None, note=note)
+    if not ladder_applies(challenge, split, user=user, now=now):
+        return None
+    if board_ladder_applies(challenge, split, user=user, now=now):
+        found = board_ladder.released(submission_id=submission.pk, split=split)
+        if found is None:  # takes no part (its ranking loss is n/a, or it is not listed)
+            return LadderScore(loss, None, None, None, board=True)
+        value, precision = found
+        note = board_ladder.NOT_RELEASED if value is None else ""
+        return LadderScore(loss, value, precision, value is not None, board=True, note=note)
+    row = next((r for r in rows if r.split == split and r.loss == ranking), None)
+    return LadderScore(
+        loss,
+        row.ladder_value if row else None,
+        row.ladder_precision if row else None,
+        row.ladder_accepted if row else None,
+        first=bool(row and row.ladder_accepted) and first_shown(row),
+    )
 
 
 def slice_scores(rows, split: str, losses: list[scoring.Loss]) -> tuple[SliceScores, ...]:
@@ -281,6 +316,11 @@ def api_ladder(submission: Submission, *, user, table: list[SplitScores] | None 
             # The rounding unit only: the threshold is a statistic of the hidden terms.
             "precision": entry.ladder.precision,
             "accepted": entry.ladder.accepted,
+            # "board" (the board's Ladder: shown is this entry's released score) or
+            # "participant" (the participant's own Ladder).
+            "ladder": "board" if entry.ladder.board else "participant",
+            # Why there is no score: not released on the board, or a late joiner's entry.
+            "note": entry.ladder.note,
         }
         for entry in table
         if entry.ladder is not None

@@ -3,17 +3,59 @@ the team page (create, join by code, invite, answer an invitation, new link, lea
 
 from django.urls import reverse
 from django.utils import timezone
-from rest_framework import status
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import serializers, status
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from challenge_site.access import get_visible_or_404
+from challenge_site.api_schema import errors
 from challenge_site.challenges.models import Challenge
 from challenge_site.challenges.policy import visible_challenges
 
 from . import services
 from .models import Invitation
+
+ACTIONS = ("create", "join", "invite", "accept", "decline", "new_link", "leave")
+
+
+class TeamActionSerializer(serializers.Serializer):
+    """POST's body (the OpenAPI description only: _act reads it)."""
+
+    action = serializers.ChoiceField(choices=ACTIONS)
+    name = serializers.CharField(required=False, help_text="create: the team's name")
+    code = serializers.CharField(required=False, help_text="join: the invitation code")
+    username = serializers.CharField(required=False, help_text="invite: whom")
+    invitation = serializers.IntegerField(required=False, help_text="accept, decline: its id")
+
+
+class _Member(serializers.Serializer):
+    username = serializers.CharField()
+    name = serializers.CharField()
+
+
+class _Team(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    members = _Member(many=True)
+    invite_code = serializers.CharField()
+    invite_url = serializers.URLField()
+
+
+class _Invitation(serializers.Serializer):
+    id = serializers.IntegerField()
+    team = serializers.CharField()
+    members = serializers.CharField()
+
+
+class TeamStateSerializer(serializers.Serializer):
+    challenge = serializers.SlugField()
+    max_team_size = serializers.IntegerField()
+    forming = serializers.BooleanField()
+    refusal = serializers.CharField(allow_null=True, help_text="why teams cannot form now")
+    team = _Team(allow_null=True)
+    invitations = _Invitation(many=True)
 
 
 def _text(request, name: str) -> str:
@@ -95,6 +137,29 @@ def _act(request, challenge: Challenge, *, now) -> None:
         )
 
 
+@extend_schema(
+    methods=["GET"],
+    operation_id="team_retrieve",
+    summary="Your team in a challenge",
+    responses={200: TeamStateSerializer, **errors(401, 404, 429)},
+)
+@extend_schema(
+    methods=["POST"],
+    operation_id="team_act",
+    summary="Create, join, invite, answer, new link, leave",
+    request=TeamActionSerializer,
+    responses={200: TeamStateSerializer, **errors(400, 401, 404, 429)},
+    examples=[
+        OpenApiExample("create", {"action": "create", "name": "Gaussians"}, request_only=True),
+        OpenApiExample("join", {"action": "join", "code": "k3Jd9xQ"}, request_only=True),
+        OpenApiExample(
+            "refused",
+            {"detail": "You are in no team of this challenge."},
+            status_codes=["400"],
+            response_only=True,
+        ),
+    ],
+)
 @api_view(["GET", "POST"])
 @permission_classes([IsAuthenticated])
 def api_team(request, slug):

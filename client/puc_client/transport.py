@@ -93,37 +93,38 @@ def http_error(status: int, body, headers, *, url: str, has_token: bool) -> Clie
 
 
 def _http_error(status: int, body, headers, *, url: str, has_token: bool) -> ClientError:
+    """errors.HTTP_ERRORS' row for ``status``, with the site's own words where it gives them."""
+    row = errors.http_error_row(status)
+    default = row.message.format(url=url, status=status)
     reasons = _reasons(body)
     detail = reasons[0] if len(reasons) == 1 else ""
     if status == 401:
         if not has_token:
-            return ClientError(f"not logged in: run `{PROGRAM} login`", errors.AUTH)
-        return ClientError(f"the token was refused: run `{PROGRAM} login`", errors.AUTH)
+            return ClientError(f"not logged in: run `{PROGRAM} login`", row.code)
+        return ClientError(default, row.code)
     if status == 403:
-        message = detail or f"not allowed: {url}"
+        message = detail or default
         if isinstance(body, dict) and body.get("join_url"):
             message += f" (join at {body['join_url']})"
-        return ClientError(message, errors.REFUSED)
+        return ClientError(message, row.code)
     if status == 404:
-        return ClientError(detail or f"not found: {url}", errors.REFUSED)
+        return ClientError(detail or default, row.code)
     if status == 429:
         value = (headers.get("Retry-After") or "").strip()
         retry = retry_after_text(value)
-        message = detail or "too many requests"
+        message = detail or default
         return ClientError(
             f"{message.rstrip('.')}; {retry}" if retry else message,
-            errors.LIMIT,
+            row.code,
             retry_after=float(value) if value.isdigit() else None,
         )
-    if status == 413:
-        return ClientError("the site refused the upload: the file is too large", errors.PROBLEMS)
-    if 400 <= status < 500:
-        if len(reasons) == 1:
-            return ClientError(f"the site refused the request: {reasons[0]}", errors.PROBLEMS)
-        return ClientError("the site refused the request:", errors.PROBLEMS, reasons)
-    return ClientError(
-        f"the site answered HTTP {status} ({url}); try again later", errors.UNAVAILABLE
-    )
+    if status == 413 and detail:
+        return ClientError(f"{default}: {detail}", row.code)
+    if status == 413 or row is errors.SERVER_ERROR:
+        return ClientError(default, row.code)
+    if len(reasons) == 1:
+        return ClientError(f"{default}: {reasons[0]}", row.code)
+    return ClientError(f"{default}:", row.code, reasons)
 
 
 class Api:

@@ -241,3 +241,32 @@ def test_a_public_part_brings_the_ladder_unless_exact_is_chosen_and_then_warns(a
         assert "Exact feedback with a public part lets participants read which test" in page
     challenge.refresh_from_db()
     assert (challenge.feedback, challenge.test_public_fraction) == ("exact", 0.4)
+
+
+def test_the_boards_ladder_and_late_joiners_are_options_with_their_warnings(admin_client):
+    challenge = make_challenge(test_public_fraction=0.4, feedback="ladder")
+    gaze = make_dataset(challenge, "gaze")
+    with _at(admin_client, VALIDATION):
+        # Each participant's Ladder, late joiners with feedback: both warnings.
+        form = _edit_form(challenge, [gaze], late_joiners_feedback="on")
+        page = admin_client.post(_change_url(challenge), form, follow=True).content.decode()
+        assert "Each participant&#x27;s Ladder shows every account its own first" in page
+        assert "Accounts that join during the test phase get public feedback" in page
+        # The board's Ladder, late joiners without feedback (the box unticked): none.
+        form = _edit_form(challenge, [gaze], feedback="board_ladder")
+        page = admin_client.post(_change_url(challenge), form, follow=True).content.decode()
+        assert "Each participant&#x27;s Ladder shows" not in page
+        assert "Accounts that join during the test phase get public feedback" not in page
+    challenge.refresh_from_db()
+    assert (challenge.feedback, challenge.late_joiners_feedback) == ("board_ladder", False)
+
+
+def test_the_boards_ladder_needs_ranking_losses_with_per_example_terms(admin_client):
+    challenge = make_challenge()
+    iris = make_dataset(challenge, "iris", task="classification", ranking_loss="lift")
+    response = admin_client.post(
+        _change_url(challenge), _edit_form(challenge, [iris], feedback="board_ladder")
+    )
+    assert "dataset “iris” ranks by lift, which has none" in response.content.decode()
+    challenge.refresh_from_db()
+    assert challenge.feedback == "exact"

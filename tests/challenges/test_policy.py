@@ -530,6 +530,50 @@ def test_ladder_applies_truth_table(
 
 
 @pytest.mark.parametrize(
+    ("who", "feedback", "split", "now", "expected"),
+    [
+        ("participant", "board_ladder", ScoredSplit.PUBLIC, TEST_START, True),
+        ("participant", "board_ladder", ScoredSplit.VAL, VALIDATION, True),
+        ("participant", "board_ladder", ScoredSplit.VAL, TEST_START, False),  # targets out
+        ("participant", "ladder", ScoredSplit.PUBLIC, TEST_START, False),  # their own Ladder
+        ("participant", "exact", ScoredSplit.PUBLIC, TEST_START, False),
+        ("organiser", "board_ladder", ScoredSplit.PUBLIC, TEST_START, False),
+        ("previewing organiser", "board_ladder", ScoredSplit.PUBLIC, TEST_START, True),
+    ],
+)
+def test_board_ladder_applies_truth_table(challenge, people, who, feedback, split, now, expected):
+    challenge.feedback = feedback
+    challenge.test_public_fraction = 0.3
+    user = people[who]
+    assert policy.board_ladder_applies(challenge, split, user=user, now=now) is expected
+    # The board's Ladder is a Ladder: the exact scores wait behind it too.
+    if expected:
+        assert policy.ladder_applies(challenge, split, user=user, now=now)
+        assert not policy.exact_scores_visible(challenge, split, user=user, now=now)
+
+
+@pytest.mark.parametrize(
+    ("who", "option", "split", "published", "expected"),
+    [
+        ("participant", False, ScoredSplit.PUBLIC, False, True),
+        ("anonymous", False, ScoredSplit.PUBLIC, False, True),
+        ("participant", True, ScoredSplit.PUBLIC, False, False),  # late joiners get feedback
+        ("participant", False, ScoredSplit.PUBLIC, True, False),  # published: all shown
+        ("participant", False, ScoredSplit.VAL, False, False),  # the public part only
+        ("organiser", False, ScoredSplit.PUBLIC, False, False),
+        ("previewing organiser", False, ScoredSplit.PUBLIC, False, True),
+    ],
+)
+def test_late_feedback_withheld_truth_table(
+    challenge, people, who, option, split, published, expected
+):
+    challenge.late_joiners_feedback = option
+    challenge.test_public_fraction = 0.3
+    challenge.results_published = published
+    assert policy.late_feedback_withheld(challenge, split, user=people[who]) is expected
+
+
+@pytest.mark.parametrize(
     ("who", "split", "published", "expected"),
     [
         ("participant", ScoredSplit.VAL, False, True),

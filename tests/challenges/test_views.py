@@ -307,3 +307,40 @@ def test_unpublished_results_name_the_public_part_board_too(client, challenge):
         "the leaderboards of the validation split and, from the test phase on, of the test's "
         "public part are open" in after
     )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("feedback", "late", "present", "absent"),
+    [
+        (
+            "board_ladder",
+            False,
+            [
+                "The board's Ladder.",
+                "not released: not better than the board's best by the step",
+                "Joining during the test phase.",
+                "no public feedback: you joined during the test phase",
+            ],
+            ["Ladder feedback.", "Exact feedback."],
+        ),
+        (
+            "ladder",
+            True,
+            ["Ladder feedback.", "square root of the number of examples"],
+            [
+                "The board's Ladder.",
+                "Joining during the test phase.",
+            ],
+        ),
+        ("exact", False, ["Exact feedback.", "Joining during the test phase."], ["Ladder"]),
+    ],
+)
+def test_the_rules_tab_says_what_feedback_participants_get(client, feedback, late, present, absent):
+    make_challenge(test_public_fraction=0.5, feedback=feedback, late_joiners_feedback=late)
+    with time_machine.travel(datetime(2030, 1, 20, tzinfo=UTC), tick=False):
+        text = page_text(client.get("/challenges/demo/rules/"))
+    for phrase in present:
+        assert phrase in text, phrase
+    for phrase in absent:
+        assert phrase not in text, phrase

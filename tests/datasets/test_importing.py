@@ -262,9 +262,9 @@ def test_changing_the_task_rechecks_unchanged_targets(folder):
 
 
 @pytest.mark.django_db
-def test_the_readme_example_imports(tmp_path):
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    toml = re.search(r"```toml\n(.*?)```", readme, re.S).group(1)
+def test_the_organisers_guide_example_imports(tmp_path):
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "organisers.md").read_text()
+    toml = re.search(r"```toml\n(.*?)```", guide, re.S).group(1)
     folder = write_challenge_folder(
         tmp_path / "epuc", toml, {"gaze": dataset_files("gaze", task="regression")}
     )
@@ -382,6 +382,28 @@ def test_the_ranking_and_feedback_keys_are_imported(folder):
 
 
 @pytest.mark.django_db
+def test_the_board_ladder_and_late_joiners_keys_are_imported(folder):
+    (folder / "challenge.toml").write_text(
+        TOML.replace(
+            OPTIONS,
+            OPTIONS
+            + 'test_public_fraction = 0.5\nfeedback = "board_ladder"\n'
+            + "late_joiners_feedback = false\n",
+        )
+    )
+    import_challenge(folder)
+    challenge = Challenge.objects.get()
+    assert (challenge.feedback, challenge.late_joiners_feedback) == ("board_ladder", False)
+    # Left out, late joiners get feedback (the model's default).
+    (folder / "challenge.toml").write_text(
+        TOML.replace(OPTIONS, OPTIONS + 'test_public_fraction = 0.5\nfeedback = "board_ladder"\n')
+    )
+    import_challenge(folder)
+    challenge.refresh_from_db()
+    assert challenge.late_joiners_feedback is True
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("lines", "problem"),  # lines added to the challenge table (and to catalysis's, after |)
     [
@@ -404,7 +426,17 @@ def test_the_ranking_and_feedback_keys_are_imported(folder):
         ),
         (
             'feedback = "lader"',
-            "challenge.toml: key 'feedback': expected 'exact' or 'ladder', found 'lader'",
+            "challenge.toml: key 'feedback': expected 'exact', 'ladder' or 'board_ladder', "
+            "found 'lader'",
+        ),
+        (
+            "late_joiners_feedback = 0",
+            "challenge.toml: key 'late_joiners_feedback': expected true or false, found 0",
+        ),
+        (
+            'feedback = "board_ladder" | ranking_loss = "lift"',
+            "challenge.toml: [datasets.catalysis]: key 'ranking_loss': The Ladder needs "
+            "per-example loss terms, and dataset “catalysis” ranks by lift",
         ),
         (
             'feedback = "ladder" | ranking_loss = "lift"',

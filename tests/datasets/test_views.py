@@ -1,3 +1,4 @@
+import hashlib
 import io
 import zipfile
 from datetime import UTC, datetime
@@ -7,7 +8,7 @@ import time_machine
 from django.test import Client
 from django.urls import reverse
 
-from tests.factories import make_dataset, make_user
+from tests.factories import make_challenge, make_dataset, make_user
 from tests.pages import page_text
 
 BEFORE_START = datetime(2030, 1, 9, tzinfo=UTC)
@@ -222,3 +223,70 @@ def test_a_public_part_board_is_linked_from_the_dataset_page_and_the_data_tab(cl
     assert "test split, public part" in dataset_page
     assert f'href="{public_board}"' in data_tab.replace("&amp;", "&")
     assert board.status_code == 200
+
+
+def _file_url(filename, name="gaze"):
+    return reverse("dataset_file", args=["demo", name, filename])
+
+
+@time_machine.travel(VALIDATION, tick=False)
+def test_a_released_file_downloads_alone_with_its_sha256_as_etag(client, challenge, storage_roots):
+    """The Croissant document's contentUrl: the stored bytes, whose sha256 it lists."""
+    dataset = make_dataset(challenge, "gaze")
+    datafile = dataset.files.get(split="train", kind="inputs")
+    response = client.get(_file_url(datafile.filename))
+    assert response.status_code == 200
+    body = b"".join(response.streaming_content)
+    assert body == (storage_roots[datafile.storage_alias] / datafile.path).read_bytes()
+    assert hashlib.sha256(body).hexdigest() == datafile.sha256
+    assert response["ETag"] == f'"{datafile.sha256}"'
+    assert response["Content-Type"] == "text/plain; charset=us-ascii"
+    assert response["Content-Disposition"] == 'attachment; filename="gaze_train_inputs.txt"'
+    assert response["Cache-Control"] == "private, no-cache"
+    again = client.get(_file_url(datafile.filename), headers={"if-none-match": response["ETag"]})
+    assert again.status_code == 304
+
+
+def test_an_unreleased_file_is_404_like_a_missing_one_even_for_organisers(client, challenge):
+    make_dataset(challenge, "gaze", task="classification")
+    make_dataset(challenge, "other")
+    organiser = _client_of("organiser", organiser_of=challenge)
+    with time_machine.travel(VALIDATION, tick=False):
+        for user_client in (client, organiser):
+            for filename in (
+                "gaze_val_targets.txt",
+                "gaze_test_inputs.txt",
+                "gaze_test_targets.txt",
+                "gaze_train_slices.txt",
+                "other_train_inputs.txt",  # another dataset's, released
+                "nope.txt",
+            ):
+                answer = user_client.get(_file_url(filename))
+                assert answer.status_code == 404, filename
+                assert answer.content == user_client.get(_file_url("nope.txt")).content
+    with time_machine.travel(TEST_PHASE, tick=False):
+        assert client.get(_file_url("gaze_val_targets.txt")).status_code == 200
+        assert client.get(_file_url("gaze_test_inputs.txt")).status_code == 200
+        assert client.get(_file_url("gaze_test_targets.txt")).status_code == 404
+
+
+@time_machine.travel(BEFORE_START, tick=False)
+def test_no_file_downloads_before_the_start(client, challenge):
+    make_dataset(challenge, "gaze")
+    assert client.get(_file_url("gaze_train_inputs.txt")).status_code == 404
+    client.force_login(make_user("org", organiser_of=challenge))
+    assert client.get(_file_url("gaze_train_inputs.txt")).status_code == 404
+
+
+@time_machine.travel(VALIDATION, tick=False)
+def test_a_file_download_asks_what_the_zip_asks(client, db):
+    challenge = make_challenge(require_rules_acceptance=True)
+    make_dataset(challenge, "gaze")
+    anonymous = client.get(_file_url("gaze_train_inputs.txt"))
+    assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
+    participant = _client_of("participant")
+    refused = participant.get(_file_url("gaze_train_inputs.txt"))
+    assert refused.status_code == 403
+    assert participant.get(_file_url("gaze_val_targets.txt")).status_code == 403
+    # The Croissant document itself is public metadata: no participation needed.
+    assert client.get(reverse("dataset_croissant", args=["demo", "gaze"])).status_code == 200

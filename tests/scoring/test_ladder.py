@@ -280,3 +280,24 @@ def test_resubmitting_the_same_file_never_shows_the_exact_score():
 )
 def test_the_rounding_unit_is_a_power_of_ten_never_finer_than_the_floor(threshold, floor, unit):
     assert ladder.rounding_unit(threshold, floor) == unit
+
+
+def test_a_first_entry_is_rounded_with_at_least_the_first_floor():
+    terms = np.full(1000, math.log(2))
+    terms[3] = -math.log(0.01)  # one row's term apart: threshold ~0.004
+    bare = ladder.step(terms, shown=None, index=0, best=None, min_precision=1 / 1000)
+    floored = ladder.step(
+        terms, shown=None, index=0, best=None, min_precision=1 / 1000, first_floor=0.0316
+    )
+    assert bare.precision == 0.001 and floored.precision == 0.01
+    assert floored.shown == round(float(np.mean(terms)), 2)
+    assert floored.threshold == bare.threshold  # the floor rounds, it does not accept
+    # Later entries keep their paired threshold's unit: the floor is for first entries.
+    better = terms - 0.05 * (1 + np.arange(1000) % 3)
+    steps = ladder.ladder([terms, better], min_precision=1 / 1000, first_floor=0.0316)
+    assert steps[1].accepted
+    assert steps[1].precision == ladder.rounding_unit(ladder.threshold(better, terms), 1 / 1000)
+    # After a shown +inf, a finite entry is a first entry too.
+    infinite = np.full(1000, np.inf)
+    steps = ladder.ladder([infinite, terms], min_precision=1 / 1000, first_floor=0.0316)
+    assert steps[1].accepted and steps[1].precision == 0.01

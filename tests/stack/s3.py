@@ -4,7 +4,7 @@
 gateway in one process) with its data below ``root``, on ports chosen free at run time
 (two runs never clash), with one identity whose keys sign every request: anonymous
 requests are refused. ``storage_env()`` gives the variables that make the site keep its
-default and private files in the two buckets made here (README.md, "Object storage").
+default and private files in the two buckets made here (docs/operators.md, "Object storage").
 
 Nothing leaves the machine: telemetry is off and every port is bound to ``ip`` only.
 """

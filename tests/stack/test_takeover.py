@@ -1,8 +1,8 @@
 """A worker host SIGKILLed mid-run: how long until another worker takes its run over.
 
-The production layout of the README: two scoring hosts (`celery … worker -Q scoring`) and
-the background worker (`-Q intervals,boards,mail,celery`) beside gunicorn on the web host,
-with the production intervals: a heartbeat every 10 s, stale after 30 s, a sweep every 15 s
+The production layout of the operators' guide (docs/operators.md): two scoring hosts
+(`celery … worker -Q scoring`) and the background worker (`-Q intervals,boards,mail,celery`)
+beside gunicorn on the web host, with the production intervals: a heartbeat every 10 s, stale after 30 s, a sweep every 15 s
 and the full 600 s scoring timeout, so only the heartbeat can explain a quick take-over.
 The figure is printed (pytest -s) and recorded in the test report (``takeover_seconds``).
 """
@@ -58,7 +58,7 @@ def hosts(s3):
     )
     try:
         stack.start()
-        # The background worker runs on the web host, as in the README's layout.
+        # The background worker runs on the web host, as in the operators' guide's layout.
         background = f"background-{stack.tag}@web"
         stack.start_worker("background", background, queues=BACKGROUND)
         wait_until(

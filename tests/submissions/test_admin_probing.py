@@ -56,6 +56,9 @@ def test_the_console_shows_and_filters_the_flags_in_bounded_queries(
     for code in (probing.CONSTANT, probing.SAME_FILE):
         label, explanation = probing.FLAGS[code]
         assert f'title="{escape(explanation)}">{label}</span>' in page
+    # each flag with its evidence: the entry's numbers behind it
+    assert '<small class="probing-evidence">(3 rows off the bulk of 40)</small>' in page
+    assert '<small class="probing-evidence">(2 accounts sent this file)</small>' in page
     for label, explanation in probing.FLAGS.values():  # explained above the list
         assert f"<dt>{label}</dt><dd>{escape(explanation)}</dd>" in page
     assert f'?probing={probing.RUN}"' in page  # the filter offers every flag
@@ -64,6 +67,9 @@ def test_the_console_shows_and_filters_the_flags_in_bounded_queries(
         (probing.CONSTANT, {probe}),
         (probing.SAME_FILE, {mine, theirs}),
         (probing.RUN, set()),
+        (probing.BOOSTING, set()),
+        (probing.COMBINED, set()),
+        (probing.BURST, set()),
     ]:
         response = console.get(f"{CHANGELIST}?probing={code}")
         assert set(_rows(response)) == {s.pk for s in expected}, code

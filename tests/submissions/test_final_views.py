@@ -83,6 +83,20 @@ def test_the_api_marks_an_entry_final(beta, participant, submit_zip):
     assert detail["final_selection"]["final"] is True
 
 
+@pytest.mark.parametrize("body", ["[true]", "true", '"final"'])
+def test_a_body_that_is_not_an_object_is_refused_with_400(beta, participant, submit_zip, body):
+    """Found by schemathesis: a JSON array reached ``request.data.get`` (500)."""
+    entry = _upload(submit_zip, participant, beta, 1)
+    client = Client()
+    with time_machine.travel(TEST_PHASE, tick=False):
+        client.force_login(participant)
+        response = client.post(
+            f"/api/v1/submissions/{entry.pk}/final/", body, content_type="application/json"
+        )
+    assert response.status_code == 400
+    assert response.json() == {"final": ['expected an object: {"final": true}']}
+
+
 def test_at_two_of_two_the_page_offers_no_third_mark(beta, participant, submit_zip):
     entries = [_upload(submit_zip, participant, beta, seed) for seed in (1, 2, 3)]
     for entry in entries[:2]:

@@ -166,3 +166,31 @@ def test_two_participants_each_have_their_own_ladder(beta, participant, submit_z
     b = _upload(submit_zip, other, beta, _probabilities(N_TEST, 2))
     assert _row(a).ladder_current and _row(b).ladder_current
     assert _row(b).ladder_accepted is True
+
+
+def test_a_fresh_accounts_first_entry_is_rounded_like_an_honest_one(beta, participant, submit_zip):
+    """Issue 32: p = 0.99 on one row and 0.5 elsewhere has a threshold of ~0 on its own,
+    so at 1,000 public examples it was shown to 1/n = 0.001, which tells that row's label
+    and part (one row moves the mean by ~0.004). Its first shown score is now rounded with
+    at least 1/sqrt(n) ≈ 0.03: to 0.01, the unit of an honest first entry."""
+    wide = make_dataset(beta.challenge, "wide", task="classification", sizes=(40, 30, 2000))
+    p = np.full(2000, 0.5)
+    p[7] = 0.99
+    files = {"wide_test_predict.txt": _lines(p)}
+    probe = submit_zip(participant, beta.challenge, files, now=TEST_PHASE, method="Probe")
+    row = _row(probe)
+    alone = scoring.ladder.threshold(_terms(probe))
+    assert scoring.ladder.rounding_unit(alone, 1 / 1000) == 0.001  # what it used to get
+    assert row.ladder_precision == 0.01
+    assert row.ladder_value == scoring.ladder.round_to(row.value, 0.01)
+    rng = np.random.default_rng(4)
+    honest_p = 0.05 + 0.9 * rng.random(2000)
+    honest = submit_zip(
+        make_user("honest"),
+        beta.challenge,
+        {"wide_test_predict.txt": _lines(honest_p)},
+        now=TEST_PHASE,
+        method="Honest",
+    )
+    assert _row(honest).ladder_precision == 0.01
+    assert wide.pk == probe.dataset_id
