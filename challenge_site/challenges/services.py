@@ -89,6 +89,7 @@ def _set_published(challenge: Challenge, published: bool, *, user, now, via) -> 
             return False
         challenge.results_published = published
         challenge.save(update_fields=["results_published", "updated"])
+        signals.results_published_changed.send(sender=Challenge, challenge=challenge)
         record_event(
             challenge,
             kind=EventKind.PUBLISHED if published else EventKind.WITHDRAWN,

@@ -15,3 +15,8 @@ options_changed = Signal()
 # publication.DatasetExposure}: ``released_files`` (datasets), ``test_entries`` and
 # ``test_scores`` (submissions).
 exposure_counted = Signal()
+
+# Inside the transaction that published or withdrew a challenge's results. kwargs:
+# ``challenge``. What is shown to whom changed (late joiners' entries, for one): the
+# leaderboard recomputes what it keeps for the public boards.
+results_published_changed = Signal()

@@ -26,9 +26,11 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
+from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
 
 import scoring
+from challenge_site.challenges import policy
 from challenge_site.submissions import terms as stored_terms
 from challenge_site.submissions.evaluation import scored_targets
 from challenge_site.submissions.models import Score, SplitResult
@@ -264,9 +266,13 @@ def compute_and_store(*, dataset_id: int, split: str) -> Summary:
     state = IntervalRun.objects.filter(dataset=dataset, split=split).first()
     previous_file = state.resampled if state else ""
     boards = {}  # loss key → (ranked ids, best ids)
+    # The intervals are shown on the public board: over the entries it lists (late
+    # joiners' left out of the test's public part while their feedback is withheld; the
+    # run is requested again when that changes, receivers.options_changed/published).
+    withheld = policy.late_feedback_withheld(dataset.challenge, split, user=AnonymousUser())
     for part in parts:
         for loss in losses:
-            board = Board(dataset, split, loss, slice=part.name)
+            board = Board(dataset, split, loss, slice=part.name, late_withheld=withheld)
             ranked = list(queries.ranking(board, paged=False))
             best = list(queries.ranking(replace(board, best=True), paged=False))
             boards[part.key(loss)] = (ranked, best)

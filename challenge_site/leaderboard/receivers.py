@@ -6,6 +6,7 @@ from functools import partial
 from django.db import transaction
 
 from challenge_site.submissions.storage import private_storage
+from datasets.models import ScoredSplit
 
 from . import best, generation, interval_runs
 
@@ -31,3 +32,15 @@ def export_deleted(*, instance, **_) -> None:
     follows once the deletion commits (nothing else names it)."""
     if instance.file:
         transaction.on_commit(partial(private_storage().delete, instance.file), robust=True)
+
+
+def shown_entries_changed(*, challenge, **_) -> int:
+    """The challenge's options or its publication changed who the public boards list
+    (late joiners' entries on the test's public part): every dataset's generation moves
+    on (cached pages, exports and plots are made again) and the public part's intervals
+    are computed again over the entries now listed. Returns 0 (no entry rescored)."""
+    for dataset in challenge.datasets.all():
+        generation.bump(dataset_id=dataset.pk)
+        if challenge.has_public_part:
+            interval_runs.request(dataset_id=dataset.pk, split=ScoredSplit.PUBLIC)
+    return 0

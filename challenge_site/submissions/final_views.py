@@ -22,7 +22,7 @@ from challenge_site.challenges.models import Phase
 from challenge_site.challenges.policy import exact_scores_visible
 from datasets.models import ScoredSplit
 
-from . import finals, policy
+from . import finals, late_joiners, policy
 from .access import get_owned_or_404
 from .entrants import Entrant
 from .models import Status, Submission
@@ -49,8 +49,9 @@ def final_status(submission: Submission, *, user, now) -> dict:
     chosen = finals.selection(dataset=dataset, entrant=Entrant.of(submission))
     # Without a choice, the K best on the public part count: which ones tells the order of
     # the public part's exact scores, which the Ladder keeps from participants.
-    counts_known = not challenge.has_public_part or exact_scores_visible(
-        challenge, ScoredSplit.PUBLIC, user=user, now=now
+    counts_known = not challenge.has_public_part or (
+        exact_scores_visible(challenge, ScoredSplit.PUBLIC, user=user, now=now)
+        and not late_joiners.withheld(submission, ScoredSplit.PUBLIC, user=user)
     )
     full = not submission.final and len(chosen.chosen) >= chosen.limit
     return {

@@ -15,6 +15,7 @@ member joined before it (the team counts as joined at its earliest member's join
 from django.db.models import Exists, OuterRef, Q
 
 from challenge_site.challenges.models import Challenge, Participant
+from challenge_site.challenges.policy import late_feedback_withheld
 from challenge_site.teams.models import Membership
 
 from .models import Submission
@@ -53,3 +54,12 @@ def is_late(submission: Submission) -> bool:
     if challenge.late_joiners_feedback or submission.is_baseline:
         return False
     return Submission.objects.filter(pk=submission.pk).filter(late_q(challenge)).exists()
+
+
+def withheld(submission: Submission, split: str, *, user) -> bool:
+    """Whether ``split``'s scores of ``submission`` are kept from ``user``: a late
+    joiner's entry on the test's public part while the challenge withholds their feedback
+    (policy.late_feedback_withheld). Every per-entry view of a split asks this beside
+    exact_scores_visible: its scores, its plots, which entries count."""
+    challenge = submission.dataset.challenge
+    return late_feedback_withheld(challenge, split, user=user) and is_late(submission)

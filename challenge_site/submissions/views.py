@@ -20,7 +20,7 @@ from challenge_site.challenges.policy import (
     visible_challenges,
 )
 
-from . import multiclass_plots, policy, selective_plots, services, withdrawal
+from . import late_joiners, multiclass_plots, policy, selective_plots, services, withdrawal
 from .display import participant_name
 from .final_views import final_for
 from .forms import MySubmissionsFilter, SubmissionForm
@@ -119,7 +119,9 @@ def submission_plot(request, pk, split, kind=""):
     are visible."""
     now = timezone.now()
     submission = get_visible_or_404(policy.visible_submissions, user=request.user, now=now, pk=pk)
-    if not exact_scores_visible(submission.dataset.challenge, split, user=request.user, now=now):
+    if not exact_scores_visible(
+        submission.dataset.challenge, split, user=request.user, now=now
+    ) or late_joiners.withheld(submission, split, user=request.user):
         raise Http404("These scores are not published yet.")
     result = SplitResult.objects.filter(submission=submission, split=split).first()
     if result is None or submission.finished_at is None:

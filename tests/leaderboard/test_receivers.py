@@ -32,3 +32,35 @@ def test_stale_intervals_ask_for_a_run_once_the_change_commits(
     pending[0]()
     assert sent == [(catalysis.pk, "val")]
     assert IntervalRun.objects.get(dataset=catalysis, split="val").requested == 1
+
+
+def test_a_change_of_who_the_boards_list_redraws_and_recomputes_the_public_part(
+    catalysis, monkeypatch, django_capture_on_commit_callbacks
+):
+    """challenges.signals.options_changed (late_joiners_feedback, say) and a publication:
+    every dataset's generation moves on and the public part's intervals run again."""
+    from challenge_site.challenges import signals
+    from challenge_site.challenges.models import Challenge
+
+    challenge = catalysis.challenge
+    challenge.test_public_fraction = 0.5
+    challenge.save()
+    sent = []
+    monkeypatch.setattr(interval_runs, "send", lambda *args: sent.append(args))
+    for requested, (signal, extra) in enumerate(
+        (
+            (
+                signals.options_changed,
+                {"public_part_changed": False, "final_entries_changed": False},
+            ),
+            (signals.results_published_changed, {}),
+        ),
+        start=1,
+    ):
+        generation = Dataset.objects.get(pk=catalysis.pk).generation
+        with django_capture_on_commit_callbacks(execute=True):
+            signal.send(sender=Challenge, challenge=challenge, **extra)
+        assert Dataset.objects.get(pk=catalysis.pk).generation == generation + 1
+        # Sent once; the second request finds the run queued (single flight) and counts.
+        assert sent == [(catalysis.pk, "public")]
+        assert IntervalRun.objects.get(dataset=catalysis, split="public").requested == requested

@@ -135,3 +135,40 @@ def test_under_exact_feedback_the_public_board_leaves_late_joiners_out(
     challenge.save()
     data = get_at(f"{api}?split=public", user=None, when=TEST_PHASE).json()
     assert {theirs.pk, mine.pk} <= {row["submission"] for row in data["results"]}
+
+
+def test_public_intervals_plots_and_final_counts_leave_late_joiners_out(
+    challenge, early, staff, submit_zip, django_capture_on_commit_callbacks
+):
+    """Exact feedback: the public part's intervals are computed over the entries the
+    public board lists (a late joiner's entry neither leads nor ranks), the late entry's
+    public plot is a 404 and which entries count for the final ranking is not told; after
+    publication, the intervals are computed again with it."""
+    from challenge_site.challenges.services import publish_results
+
+    beta = _setup(challenge)
+    late = make_user("late")
+    # The late joiner's entry is the better one (0.5 everywhere: ln 2 against ~0.85).
+    files = {"beta_test_predict.txt": b"0.5\n" * N_TEST}
+    mine = submit_zip(late, challenge, files, now=TEST_PHASE, method="Half")
+    theirs = _upload(submit_zip, early, beta, 1)
+    assert _public(mine) < _public(theirs)
+    row = Score.objects.get(submission=theirs, split="public", loss="nlp")
+    assert (row.leader_lower, row.leader_upper, row.rank_lower) == (0.0, 0.0, 1)
+    assert Score.objects.get(submission=mine, split="public", loss="nlp").leader_lower is None
+    for viewer in (late, early, None):
+        plot = get_at(f"/submissions/{mine.pk}/plots/public.svg", user=viewer, when=TEST_PHASE)
+        assert plot.status_code == 404
+    own = get_at(f"/submissions/{theirs.pk}/plots/public.svg", user=early, when=TEST_PHASE)
+    assert own.status_code == 200
+    data = get_at(f"/api/v1/submissions/{mine.pk}/", user=late, when=TEST_PHASE).json()
+    assert data["final_selection"]["in_final_ranking"] is None
+    data = get_at(f"/api/v1/submissions/{theirs.pk}/", user=early, when=TEST_PHASE).json()
+    assert data["final_selection"]["in_final_ranking"] is True
+    with (
+        time_machine.travel(AFTER, tick=False),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        publish_results(challenge=challenge, user=staff, now=AFTER)
+    late_row = Score.objects.get(submission=mine, split="public", loss="nlp")
+    assert late_row.leader_lower is not None and late_row.rank_lower is not None
