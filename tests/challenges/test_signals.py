@@ -38,7 +38,11 @@ def test_the_submissions_answer_a_change_of_options(db):
         public_part_changed=False,
         final_entries_changed=True,
     )
-    assert answers(responses) == {"challenge_site.submissions.receivers.options_changed": 0}
+    assert answers(responses) == {
+        "challenge_site.submissions.receivers.options_changed": 0,
+        # Who the public boards list may have changed: redrawn, intervals computed again.
+        "challenge_site.leaderboard.receivers.shown_entries_changed": 0,
+    }
     # Another sender reaches nobody: the receivers listen to challenges only.
     assert (
         signals.options_changed.send(
@@ -46,3 +50,10 @@ def test_the_submissions_answer_a_change_of_options(db):
         )
         == []
     )
+
+
+def test_the_leaderboard_answers_a_publication(db):
+    challenge = make_challenge()
+    responses = signals.results_published_changed.send(sender=Challenge, challenge=challenge)
+    assert answers(responses) == {"challenge_site.leaderboard.receivers.shown_entries_changed": 0}
+    assert signals.results_published_changed.send(sender=object, challenge=challenge) == []
