@@ -105,7 +105,9 @@ def refresh(*, dataset: Dataset, split: str) -> int:
             board.next_seq += 1
             steps[row.submission_id] = step
             new.append(step)
-    before = {pk: _state(step) for pk, step in steps.items() if step.pk is not None}
+    # Keyed by the step's own id (``changed`` below looks them up so): the steps' ids and
+    # their submissions' ids agree only by chance.
+    before = {step.pk: _state(step) for step in steps.values() if step.pk is not None}
     by_submission = {row.submission_id: row for row in rows}
     ordered = sorted((steps[pk] for pk in taking_part), key=lambda step: step.seq)
     board.loss = loss.name if loss else ""

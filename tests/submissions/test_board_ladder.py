@@ -160,10 +160,18 @@ def test_withdrawing_the_holder_releases_nothing_more(beta, participant, other, 
 def test_an_organiser_hiding_the_holder_recomputes_the_board(
     beta, participant, other, staff, submit_zip
 ):
+    # Invalid uploads first: the entries' ids and their steps' ids differ (a recompute
+    # once wrote back only the steps whose id matched a submission's by chance).
+    for _ in range(4):
+        invalid = submit_zip(
+            participant, beta.challenge, {"beta_test_predict.txt": b"x\n"}, now=TEST_PHASE
+        )
+        assert not BoardStep.objects.filter(submission=invalid).exists()
     first = _upload(submit_zip, participant, beta, _quality(beta, 0.6, 1))
     best = _upload(submit_zip, other, beta, _quality(beta, 0.9, 2))
     middle = _upload(submit_zip, make_user("alan"), beta, _quality(beta, 0.75, 3))
     assert _step(best).value is not None and _step(middle).value is None
+    assert _step(middle).pk != middle.pk
     with time_machine.travel(TEST_PHASE, tick=False):
         moderation.hide(
             submissions=type(best).objects.filter(pk=best.pk),
