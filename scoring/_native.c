@@ -1634,15 +1634,15 @@ done:
 
 /* --- runs of equal keys in order (selective prediction, spec §8) ------------------------ */
 
-#define RUN_DIGIT_BITS 8
-#define RUN_DIGITS 8 /* 8 x 8 bits cover a 64-bit key */
+#define RUN_DIGIT_BITS 11
+#define RUN_DIGITS 6 /* 6 x 11 bits cover a 64-bit key: a pass fewer than bytes would take */
 #define RUN_BUCKETS (1 << RUN_DIGIT_BITS)
 
-/* One stable counting pass on digit ``d`` of ``by``: the arrays (keys ``hi``, ``lo`` when
- * not NULL, ``idx``) moved from src to dst. */
-static void radix_pass(Py_ssize_t n, const Py_ssize_t *count, int d, const uint64_t *by,
-                     uint64_t *const *src, uint64_t *const *dst, const uint32_t *src_idx,
-                     uint32_t *dst_idx, int with_lo) {
+/* One stable counting pass on digit ``d``: keys and indices moved from (key, idx) to
+ * (key_out, idx_out). */
+static void radix_pass(Py_ssize_t n, const Py_ssize_t *count, int d, const uint64_t *restrict key,
+                       const uint32_t *restrict idx, uint64_t *restrict key_out,
+                       uint32_t *restrict idx_out) {
     Py_ssize_t at[RUN_BUCKETS], total = 0;
     for (int b = 0; b < RUN_BUCKETS; b++) {
         at[b] = total;
@@ -1650,12 +1650,9 @@ static void radix_pass(Py_ssize_t n, const Py_ssize_t *count, int d, const uint6
     }
     const int shift = RUN_DIGIT_BITS * d;
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t to = at[(by[i] >> shift) & (RUN_BUCKETS - 1)]++;
-        dst[0][to] = src[0][i];
-        if (with_lo) {
-            dst[1][to] = src[1][i];
-        }
-        dst_idx[to] = src_idx[i];
+        Py_ssize_t to = at[(key[i] >> shift) & (RUN_BUCKETS - 1)]++;
+        key_out[to] = key[i];
+        idx_out[to] = idx[i];
     }
 }
 
@@ -1677,15 +1674,16 @@ typedef struct {
     int infinite;
 } run_walk;
 
-/* The run of examples idx[0..count) (equal keys) at position ``at``: its start and its
- * errors' sum into ``starts`` and ``totals`` when given, and its share of the two areas:
- * E(at + j) = B + R·j/L for j = 1 … L (spec §8: errors accrue evenly inside a run). */
-static void emit_run(Py_ssize_t at, const uint32_t *idx, Py_ssize_t count, const double *errors,
-                     Py_ssize_t *starts, double *totals, run_walk *w) {
+/* The run of ``count`` examples (equal keys) at position ``at``, ``errs`` their errors in
+ * order: its start and its errors' sum into ``starts`` and ``totals`` when given, and its
+ * share of the two areas: E(at + j) = B + R·j/L for j = 1 … L (spec §8: errors accrue
+ * evenly inside a run). */
+static inline void emit_run(Py_ssize_t at, const double *errs, Py_ssize_t count,
+                            Py_ssize_t *starts, double *totals, run_walk *w) {
     fsum total = {0.0, 0.0};
     int infinite = 0;
     for (Py_ssize_t j = 0; j < count; j++) {
-        double e = errors[idx[j]];
+        double e = errs[j];
         if (isinf(e)) {
             infinite = 1;
         } else {
@@ -1721,8 +1719,8 @@ static void emit_run(Py_ssize_t at, const uint32_t *idx, Py_ssize_t count, const
  * ``starts`` (intp, n) and ``totals`` (float64, n) are given (else None), each run's first
  * position and errors' sum.
  *
- * The primary keys are sorted by a least-significant-digit radix sort (a byte a pass, the
- * passes whose byte is the same in every key skipped: no input is slow); only a run of
+ * The primary keys are sorted by a least-significant-digit radix sort (11 bits a pass, the
+ * passes whose digit is the same in every key skipped: no input is slow); only a run of
  * equal primary keys whose secondary keys differ is sorted again, by them. Scratch: 24
  * bytes per example; indices are 32-bit (n < 2^32). The GIL is released. */
 static PyObject *sorted_runs(PyObject *self, PyObject *args) {
@@ -1780,23 +1778,29 @@ static PyObject *sorted_runs(PyObject *self, PyObject *args) {
             count[d][(hi[i] >> (RUN_DIGIT_BITS * d)) & (RUN_BUCKETS - 1)]++;
         }
     }
-    uint64_t *src[2] = {hi, NULL}, *dst[2] = {hi2, NULL};
+    uint64_t *src = hi, *dst = hi2;
     uint32_t *src_idx = idx, *dst_idx = idx2;
     for (int d = 0; d < RUN_DIGITS; d++) {
-        if (count[d][(src[0][0] >> (RUN_DIGIT_BITS * d)) & (RUN_BUCKETS - 1)] == n) {
+        if (count[d][(src[0] >> (RUN_DIGIT_BITS * d)) & (RUN_BUCKETS - 1)] == n) {
             continue; /* every key has this digit */
         }
-        radix_pass(n, count[d], d, src[0], src, dst, src_idx, dst_idx, 0);
-        uint64_t *t = src[0];
-        src[0] = dst[0];
-        dst[0] = t;
+        radix_pass(n, count[d], d, src, src_idx, dst, dst_idx);
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
         uint32_t *ti = src_idx;
         src_idx = dst_idx;
         dst_idx = ti;
     }
-    const uint64_t *key = src[0];
+    const uint64_t *key = src;
     const uint32_t *order = src_idx;
-    uint32_t *scratch = dst_idx; /* (free now: the reordered indices of a tie) */
+    /* The errors in sorted order, gathered in one loop of independent loads (the walk
+     * below is a chain of dependent sums, behind which scattered loads would wait), into
+     * the keys' other buffer, free now. */
+    double *sorted = (double *)dst;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        sorted[i] = errors[order[i]];
+    }
     for (Py_ssize_t a = 0; a < n && !no_memory;) {
         Py_ssize_t b = a + 1;
         while (b < n && key[b] == key[a]) {
@@ -1810,7 +1814,7 @@ static PyObject *sorted_runs(PyObject *self, PyObject *args) {
             }
         }
         if (!split) {
-            emit_run(a, order + a, b - a, errors, starts, totals, &walk);
+            emit_run(a, sorted + a, b - a, starts, totals, &walk);
         } else {
             if (b - a > ties_size) {
                 PyMem_RawFree(ties);
@@ -1827,14 +1831,14 @@ static PyObject *sorted_runs(PyObject *self, PyObject *args) {
             }
             qsort(ties, (size_t)(b - a), sizeof *ties, compare_key_index);
             for (Py_ssize_t j = a; j < b; j++) {
-                scratch[j] = ties[j - a].idx;
+                sorted[j] = errors[ties[j - a].idx];
             }
             for (Py_ssize_t c = a; c < b;) {
                 Py_ssize_t e = c + 1;
                 while (e < b && ties[e - a].key == ties[c - a].key) {
                     e++;
                 }
-                emit_run(c, scratch + c, e - c, errors, starts, totals, &walk);
+                emit_run(c, sorted + c, e - c, starts, totals, &walk);
                 c = e;
             }
         }

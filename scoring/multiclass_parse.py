@@ -105,6 +105,15 @@ def _read(source, *, path, n, options, reader, keep, labels=None) -> _Checks:
     return checks
 
 
+def _touch(*arrays: np.ndarray) -> None:
+    """Write a zero into every 4 KiB page of each array (C order rows, about to be
+    overwritten): the kernel's first-touch work (a fault, zeroing the page) is then done by
+    the calling thread rather than by the one that writes the rows."""
+    for array in arrays:
+        flat = array.reshape(-1)
+        flat[:: max(1, 4096 // array.itemsize)] = 0
+
+
 class _Checks:
     """The checks of one file, block by block; the result while it has no problem."""
 
@@ -183,8 +192,12 @@ class _Checks:
         """normalise ``v`` into rows ``where`` of the result (and its members' entropy),
         on the second thread when the file is large (the same operations, so the same
         values)."""
-        self.drain()
         large = self.n * self.classes >= THREADED_SIZE
+        if self._pending is not None and not self._pending.done():
+            # The second thread is behind: while this one would wait for it, it takes the
+            # first touch of the pages that thread is to write next.
+            _touch(self.probs[where], self.resid[where])
+        self.drain()
         if self._pool is None and large and not self._serial and _cpus() > 1:
             self._pool = ThreadPoolExecutor(1)
         if self._pool is not None:

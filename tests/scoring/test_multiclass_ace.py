@@ -195,3 +195,18 @@ def test_the_kernel_refuses_bad_buffers():
         native.ace_column(column, labels, 0, bounds, hits, np.zeros(14), at)
     with pytest.raises(ValueError, match="bounds must"):
         native.ace_column(column, labels, 0, bounds[::-1].copy(), hits, sums, at)
+
+
+@pytest.mark.parametrize("group_values", [1, 7 * 2_000, 1 << 20])
+def test_columns_copied_in_groups_give_the_same_gaps(monkeypatch, group_values):
+    """Neighbouring columns are copied out a group at a time (GROUP_VALUES values): one
+    column, groups of 7 that do not divide L = 23 or a part's share of it, or every
+    column at once, the gaps are the same, each class by the definition."""
+    rng = np.random.default_rng(23)
+    probs, y = _tied_case(rng, 2_000, 23, digits=2)
+    monkeypatch.setattr(multiclass_ace, "GROUP_VALUES", group_values)
+    grouped, _ = ace_gaps(probs, y)
+    monkeypatch.setattr(multiclass_ace, "GROUP_VALUES", 1)
+    alone, _ = ace_gaps(probs, y)
+    assert np.array_equal(grouped, alone)
+    assert grouped.mean() == pytest.approx(_by_definition(probs, y), rel=1e-12)

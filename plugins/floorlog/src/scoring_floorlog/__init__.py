@@ -25,9 +25,12 @@ def binary_terms(view):
 
 def multiclass_terms(view):
     """−ln max(p_{i, t_i}, ε), t_i the true class's index."""
-    classes = view.targets.astype(np.intp)
-    p_true = view.probs[np.arange(classes.size), classes]
-    return -np.log(np.maximum(p_true, FLOOR))
+    probs = view.probs
+    n, n_classes = probs.shape
+    # One gather from the flat n × L values (quicker than a 2-D index of two arrays).
+    flat = np.arange(0, n * n_classes, n_classes) + view.targets.astype(np.intp)
+    p_true = probs.reshape(-1)[flat]
+    return -np.log(np.maximum(p_true, FLOOR, out=p_true), out=p_true)
 
 
 def register():
