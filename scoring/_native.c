@@ -1165,6 +1165,20 @@ static inline double key_double(uint64_t key) {
     return x;
 }
 
+/* The range of x (count_at_most of the cut values): from ``table``, the range of every
+ * key bucket that holds no cut value (a bucket: (key - low) >> shift, as ace_column cuts
+ * them), where it is given and says; else by comparing with each cut value. */
+static inline Py_ssize_t range_of(double x, const int8_t *table, uint64_t low, int shift,
+                                  const double *values, Py_ssize_t n_cuts) {
+    if (table) {
+        int8_t r = table[(order_key(x) - low) >> shift];
+        if (r >= 0) {
+            return r;
+        }
+    }
+    return count_at_most(values, n_cuts, x);
+}
+
 static int compare_keys(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
@@ -1225,7 +1239,7 @@ static inline void two_sum_add(fsum *a, double x) {
     a->sum = t;
 }
 
-#define KEY_BUCKETS ((Py_ssize_t)1 << 16) /* radix selection on a key's top 16 bits */
+#define KEY_BUCKETS ((Py_ssize_t)1 << 16) /* radix selection: buckets of a key range */
 
 /* ace_column(column, labels, k, bounds, hits, sums, at): for class k (labels int32), with
  * ``column`` the n values p_k in line order and ``bounds`` (intp, R + 1) the ranges of
@@ -1235,8 +1249,9 @@ static inline void two_sum_add(fsum *a, double x) {
  * (float64, 2 (R - 1)) the values at ranks s_r - 1 and s_r of every cut s_r.
  *
  * No sort: the values at the cuts are order statistics, found by radix selection (a
- * histogram of the keys' top 16 bits, then a quickselect among the keys of the few buckets
- * holding a cut), and one pass over the column then puts every example in its range.
+ * histogram of the keys in 2^16 equal buckets of their range, then a quickselect among the
+ * keys of the few buckets holding a cut), and one pass over the column then puts every
+ * example in its range (most by their bucket's range, read from a table).
  * Range r starts at rank s_r, whose value is v_r; an example whose value runs across no
  * cut (equal values at ranks s_r - 1 and s_r) lies in range #{r : v_r <= x}; the j-th
  * example (by line) holding a value that does has rank lo + j, lo the count of smaller
@@ -1255,6 +1270,7 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
     uint64_t *keys = NULL;
     fsum *range_sums = NULL;
     int16_t *table = NULL;
+    int8_t *bucket_range = NULL;
     const Py_ssize_t n = cb.len / (Py_ssize_t)sizeof(double);
     const Py_ssize_t ranges = bb.len / (Py_ssize_t)sizeof(Py_ssize_t) - 1;
     if (n < 1 || ranges < 1 || ranges > n || cb.len % (Py_ssize_t)sizeof(double) ||
@@ -1292,8 +1308,9 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
     start = PyMem_Calloc((size_t)KEY_BUCKETS + 1, sizeof *start);
     range_sums = PyMem_Calloc((size_t)ranges, sizeof *range_sums);
     table = PyMem_Malloc(SPAN_SLOTS * sizeof *table);
+    bucket_range = PyMem_Malloc((size_t)KEY_BUCKETS * sizeof *bucket_range);
     if (!values || !span || !stats || !cuts || !span_rank || !ranks || !count || !start ||
-        !range_sums || !table) {
+        !range_sums || !table || !bucket_range) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1309,10 +1326,23 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
     }
     int no_memory = 0;
     Py_BEGIN_ALLOW_THREADS;
-    /* 1. How many keys fall in each bucket of their top 16 bits; start[b]: the examples in
-     * the buckets before b. */
+    /* 0. The buckets: the keys' range [low, high] cut into at most 2^16 equal spans of a
+     * power of two (the top 16 bits of key - low), so that the examples spread over them
+     * however few binades they fill (probabilities in [0.06, 1] filled about 64 buckets of
+     * the keys' own top 16 bits). */
+    uint64_t low = UINT64_MAX, high = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        count[order_key(column[i]) >> 48]++;
+        uint64_t key = order_key(column[i]);
+        low = key < low ? key : low;
+        high = key > high ? key : high;
+    }
+    int shift = 0;
+    while (((high - low) >> shift) >= (uint64_t)KEY_BUCKETS) {
+        shift++;
+    }
+    /* 1. How many keys fall in each bucket; start[b]: the examples in the buckets before b. */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        count[(order_key(column[i]) - low) >> shift]++;
     }
     for (Py_ssize_t b = 0; b < KEY_BUCKETS; b++) {
         start[b + 1] = start[b] + count[b];
@@ -1337,10 +1367,10 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
     if (n_ranks > 0 && !no_memory) {
         for (Py_ssize_t i = 0; i < n; i++) {
             uint64_t key = order_key(column[i]);
-            Py_ssize_t at_pos = count[key >> 48];
+            Py_ssize_t at_pos = count[(key - low) >> shift];
             if (at_pos >= 0) {
                 keys[at_pos] = key;
-                count[key >> 48] = at_pos + 1;
+                count[(key - low) >> shift] = at_pos + 1;
             }
         }
         /* 3. Each wanted rank, ascending, by quickselect within its bucket's keys (count[b]
@@ -1376,7 +1406,8 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
             double v = values[r];
             if (at[2 * r] == v && (n_span == 0 || span[n_span - 1] != v)) {
                 uint64_t key = order_key(v);
-                Py_ssize_t vb = (Py_ssize_t)(key >> 48), size = start[vb + 1] - start[vb];
+                Py_ssize_t vb = (Py_ssize_t)((key - low) >> shift);
+                Py_ssize_t size = start[vb + 1] - start[vb];
                 const uint64_t *base = keys + count[vb] - size;
                 Py_ssize_t smaller = start[vb];
                 for (Py_ssize_t i = 0; i < size; i++) {
@@ -1402,10 +1433,25 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
                 table[slot] = (int16_t)g;
             }
         }
+        /* The range of each key bucket holding no cut value (the cut values ascend), so
+         * that most examples need no comparison; -1 for a bucket holding one. */
+        const int8_t *table_of = NULL;
+        if (n_cuts < 127) {
+            Py_ssize_t r = 0;
+            for (Py_ssize_t b = 0; b < KEY_BUCKETS; b++) {
+                while (r < n_cuts && (Py_ssize_t)((order_key(values[r]) - low) >> shift) < b) {
+                    r++;
+                }
+                int inside =
+                    r < n_cuts && (Py_ssize_t)((order_key(values[r]) - low) >> shift) == b;
+                bucket_range[b] = inside ? -1 : (int8_t)r;
+            }
+            table_of = bucket_range;
+        }
         /* 4. One pass: every example into its range. */
         for (Py_ssize_t i = 0; n_span == 0 && i < n; i++) { /* (no value across a cut) */
             double x = column[i];
-            Py_ssize_t r = count_at_most(values, n_cuts, x);
+            Py_ssize_t r = range_of(x, table_of, low, shift, values, n_cuts);
             two_sum_add(&range_sums[r], x);
             hits[r] += labels[i] == k;
         }
@@ -1429,7 +1475,7 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
                     r++;
                 }
             } else {
-                r = count_at_most(values, n_cuts, x);
+                r = range_of(x, table_of, low, shift, values, n_cuts);
             }
             two_sum_add(&range_sums[r], x);
             hits[r] += labels[i] == k;
@@ -1456,6 +1502,7 @@ done:
     PyMem_RawFree(keys);
     PyMem_Free(range_sums);
     PyMem_Free(table);
+    PyMem_Free(bucket_range);
     PyBuffer_Release(&cb);
     PyBuffer_Release(&yb);
     PyBuffer_Release(&bb);
