@@ -1,4 +1,4 @@
-"""Scoring throughput with 1, 2 and 4 workers, and a deadline rush, on the real stack.
+"""Scoring throughput, a deadline rush, and the board's plot and exports on the real stack.
 
 Starts the throwaway stack of the stack tests (tests/stack/harness.py: gunicorn with 2
 processes, Celery beat, this machine's PostgreSQL and Redis, a fresh database) with
@@ -27,14 +27,36 @@ Without it, the workers are separate processes on this machine sharing one folde
 Upload-to-scored runs from just before the client sends the upload to the moment the
 worker stored the scores (``Submission.finished_at``; same machine, same clock).
 
+``--rush-pair`` (bench/stack_rush.py) runs the deadline rush twice with the same arrival
+plan: the background worker running (computing the intervals the scored entries ask
+for, during the rush), then stopped for the rush (the intervals queued, computed once it
+is started again after the rush, and checked to complete); for each, p50/p95/max,
+lost/doubled and the interval runs the background worker did during the rush.
+``--off-first`` runs the stopped one first (the second rush always meets the first's
+entries on the board).
+
+The board (bench/stack_board.py), for each size of ``--board-sizes``: a board of that
+many entries seeded into the stack's database (bench/leaderboard_seed.py), one entry
+scored the way the site lists one, then through gunicorn and the background worker: the
+first view of the board page and of its plot after the change, the seconds until the
+plot serves the new drawing, and for the whole-board CSV and JSON the seconds from the
+first request (202) to the complete file (200), downloaded and checked against its
+X-Row-Count and X-Content-SHA256.
+
+``--only scoring`` runs the scoring runs alone (sequential, throughput, rush), ``--only
+rush`` the rush (or the pair) alone, ``--only board`` the board alone; by default all.
+
 Usage: python bench/stack.py [--s3] [--workers 1,2,4] [--burst 60] [--deadline 500]
-       [--window 60] [--deadline-workers 2] [--sequential 10] [--rows 20000] [--json]
+       [--window 60] [--deadline-workers 2] [--sequential 10] [--rows 20000]
+       [--rush-pair [--off-first]] [--only scoring|rush|board] [--board-sizes 100,100000,1000000]
+       [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
 import socket
 import sys
@@ -48,6 +70,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from tests.stack.client import Client  # noqa: E402
 from tests.stack.harness import Stack, wait_until  # noqa: E402
@@ -76,11 +99,33 @@ def parse_args(argv):
     parser.add_argument("--deadline-workers", type=int, default=2, help="workers in the rush")
     parser.add_argument("--sequential", type=int, default=10, help="uploads one at a time")
     parser.add_argument("--rows", type=int, default=20_000, help="rows of the prediction file")
+    parser.add_argument(
+        "--rush-pair",
+        action="store_true",
+        help="the rush twice: background worker running, then stopped for the rush",
+    )
+    parser.add_argument(
+        "--off-first", action="store_true", help="--rush-pair: the stopped run first"
+    )
+    parser.add_argument(
+        "--only",
+        choices=("scoring", "rush", "board"),
+        help="scoring: sequential, throughput, rush; rush: the rush(es) alone; "
+        "board: the plot and exports alone (default: all of them)",
+    )
+    parser.add_argument(
+        "--board-sizes", default="100,100000,1000000", help="board sizes (entries), growing"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = parser.parse_args(argv)
     args.workers = sorted({int(n) for n in args.workers.split(",")})
     if min(args.workers) < 1 or args.deadline_workers < 1:
         parser.error("worker counts start at 1")
+    args.board_sizes = [int(n) for n in args.board_sizes.split(",")]
+    if args.board_sizes != sorted(set(args.board_sizes)) or args.board_sizes[0] < 1:
+        parser.error("board sizes grow: each larger than the one before")
+    args.scoring = args.only in (None, "scoring", "rush")
+    args.board = args.only in (None, "board")
     return args
 
 
@@ -118,16 +163,35 @@ def main(argv: list[str] | None = None) -> int:
         stack.stop_process(name)  # (a HostsStack starts it with the scoring queue)
         stack.start_worker(name, hostname, queues=BACKGROUND_QUEUES)
         stack.background_name = hostname
-        figures = run(stack, names, args)
+        stack.background_process = name
+        figures = run(stack, names, args) if args.scoring else {}
+        if args.board:
+            from stack_board import run_board  # bench/stack_board.py
+
+            use_workers(stack, names, 1)
+            figures["board"] = run_board(stack, args.board_sizes)
     finally:
         stack.stop()
         if s3 is not None:
             s3.stop()
     report(figures)
     if args.json:
-        print(json.dumps(figures, indent=2))
-    rush = figures["deadline"]
-    return 0 if rush["lost"] == 0 and rush["doubled"] == 0 else 1
+        print(json.dumps(figures, indent=2, default=str))
+    return 0 if all_good(figures) else 1
+
+
+def all_good(figures: dict) -> bool:
+    """Nothing lost or doubled in any rush, the postponed intervals computed, every
+    export whole."""
+    for key in ("deadline", "deadline_stopped"):
+        rush = figures.get(key)
+        if rush and (rush["lost"] or rush["doubled"] or rush.get("intervals_done") is False):
+            return False
+    for size in figures.get("board", {}).values():
+        for export in size["exports"].values():
+            if not (export.get("rows_ok") and export.get("sha256_ok")):
+                return False
+    return True
 
 
 def use_workers(stack, names: dict[str, str], count: int) -> None:
@@ -201,15 +265,14 @@ def run(stack, names: dict[str, str], args) -> dict:
     wait([pk for pk in Submission.objects.values_list("pk", flat=True)], 120)  # baselines
     warm = [upload()[0] for _ in range(2)]  # the worker's first task imports scoring
     wait(warm, 120)
-    sequential = []
-    for _ in range(args.sequential):
+    sequential, throughput = [], []
+    for _ in range(args.sequential if args.only != "rush" else 0):
         pk, sent, _ = upload()
         sequential.append(wait([pk], 120)[pk] - sent)
 
     control = Celery(broker=stack.broker_url)
-    throughput = []
     try:
-        for count in args.workers:
+        for count in args.workers if args.only != "rush" else []:
             use_workers(stack, names, count)
             control.control.cancel_consumer(
                 SCORING_QUEUE, destination=stack.worker_names, reply=True
@@ -233,34 +296,29 @@ def run(stack, names: dict[str, str], args) -> dict:
     finally:
         control.close()
 
-    use_workers(stack, names, args.deadline_workers)
-    rush = deadline_rush(upload, args)
-    finished = wait(list(rush["sent"]), 900)
-    ids = list(rush["sent"])
-    latency = [finished[pk] - rush["sent"][pk] for pk in ids]
-    scored = Submission.objects.filter(pk__in=ids, status="scored").count()
-    results = SplitResult.objects.filter(submission_id__in=ids)
-    scores = Score.objects.filter(submission_id__in=ids)
-    # Scored twice: a second run (attempts), a second set of results or of loss rows.
-    doubled = (
-        Submission.objects.filter(pk__in=ids, attempts__gt=1).count()
-        + results.count()
-        - results.values("submission_id").distinct().count()
-        + scores.count()
-        - scores.values("submission_id", "split", "loss").distinct().count()
-    )
-    return {
-        "rows": args.rows,
-        "zip_bytes": len(archive),
-        "workers": describe(stack, names),
-        "gunicorn_workers": stack.web_workers,
-        "sequential": {
-            "uploads": args.sequential,
-            "latency_p50_s": percentile(sequential, 50),
-            "latency_p95_s": percentile(sequential, 95),
-        },
-        "throughput": throughput,
-        "deadline": {
+    from stack_rush import BackgroundLog, rush_without_background  # bench/stack_rush.py
+
+    def measured_rush() -> dict:
+        """One rush (deadline_rush's arrival plan), waited for until all is scored."""
+        log = BackgroundLog(stack)
+        load = os.getloadavg()
+        rush = deadline_rush(upload, args)
+        ids = list(rush["sent"])
+        finished = wait(ids, 900)
+        intervals = log.runs()
+        latency = [finished[pk] - rush["sent"][pk] for pk in ids]
+        scored = Submission.objects.filter(pk__in=ids, status="scored").count()
+        results = SplitResult.objects.filter(submission_id__in=ids)
+        scores = Score.objects.filter(submission_id__in=ids)
+        # Scored twice: a second run (attempts), a second set of results or of loss rows.
+        doubled = (
+            Submission.objects.filter(pk__in=ids, attempts__gt=1).count()
+            + results.count()
+            - results.values("submission_id").distinct().count()
+            + scores.count()
+            - scores.values("submission_id", "split", "loss").distinct().count()
+        )
+        return {
             "uploads": args.deadline,
             "window_s": args.window,
             "workers": args.deadline_workers,
@@ -274,9 +332,35 @@ def run(stack, names: dict[str, str], args) -> dict:
             "latency_p50_s": percentile(latency, 50),
             "latency_p95_s": percentile(latency, 95),
             "latency_max_s": max(latency),
+            "interval_runs": intervals,
+            "load": [load, os.getloadavg()],
             "errors": rush["errors"][:5],
+        }
+
+    use_workers(stack, names, args.deadline_workers)
+    figures = {
+        "rows": args.rows,
+        "zip_bytes": len(archive),
+        "workers": describe(stack, names),
+        "gunicorn_workers": stack.web_workers,
+        "sequential": {
+            "uploads": len(sequential),
+            "latency_p50_s": percentile(sequential or [0.0], 50),
+            "latency_p95_s": percentile(sequential or [0.0], 95),
         },
+        "throughput": throughput,
     }
+    # The second rush meets a board grown by the first's entries: --off-first swaps them.
+    if args.rush_pair and args.off_first:
+        figures["deadline_stopped"] = rush_without_background(
+            stack, measured_rush, queues=BACKGROUND_QUEUES
+        )
+    figures["deadline"] = measured_rush()
+    if args.rush_pair and not args.off_first:
+        figures["deadline_stopped"] = rush_without_background(
+            stack, measured_rush, queues=BACKGROUND_QUEUES
+        )
+    return figures
 
 
 def deadline_rush(upload, args) -> dict:
@@ -314,44 +398,14 @@ def deadline_rush(upload, args) -> dict:
 
 
 def report(figures: dict) -> None:
-    seq, rush = figures["sequential"], figures["deadline"]
-    print(
-        f"stack: gunicorn ({figures['gunicorn_workers']} processes), Celery workers of one "
-        f"scoring process each on the scoring queue: {figures['workers']}; one background "
-        "worker for the other queues; PostgreSQL and Redis on this machine"
-    )
-    print(
-        f"file: {figures['rows']:,}-row regression predictions (Gaussian rows '1 m v'), "
-        f"zipped {figures['zip_bytes'] / 1e3:.0f} kB"
-    )
-    print(
-        f"sequential ({seq['uploads']} uploads, one at a time): upload-to-scored "
-        f"p50 {seq['latency_p50_s']:.3f} s, p95 {seq['latency_p95_s']:.3f} s"
-    )
-    print("\nthroughput (uploads queued first, then the workers consume them):")
-    print(f"{'workers':>8} {'uploads':>8} {'seconds':>8} {'scored/s':>9} {'per worker':>11}")
-    for row in figures["throughput"]:
-        print(
-            f"{row['workers']:>8} {row['uploads']:>8} {row['elapsed_s']:>8.2f} "
-            f"{row['scored_per_s']:>9.2f} {row['scored_per_s'] / row['workers']:>11.2f}"
-        )
-    print(
-        f"\ndeadline rush: {rush['uploads']} uploads over {rush['window_s']:.0f} s (arrival "
-        f"rate growing linearly to {2 * rush['uploads'] / rush['window_s']:.1f}/s), "
-        f"{rush['workers']} workers"
-    )
-    print(f"{'accepted':>10} {rush['accepted']:>10}")
-    print(f"{'last upload':>10} {rush['last_upload_s']:>9.1f}s")
-    print(f"{'all scored':>10} {rush['drained_s']:>9.1f}s")
-    print(f"{'upload p95':>10} {rush['upload_request_p95_s']:>9.3f}s  (the request alone)")
-    for key in ("p50", "p95", "max"):
-        print(f"{'scored ' + key:>10} {rush[f'latency_{key}_s']:>9.3f}s  (upload to scored)")
-    print(f"{'lost':>10} {rush['lost']:>10}")
-    print(f"{'doubled':>10} {rush['doubled']:>10}")
-    if rush["lost"] == 0 and rush["doubled"] == 0:
-        print("nothing lost: every upload accepted and scored exactly once")
-    if rush["errors"]:
-        print("errors:", *rush["errors"], sep="\n  ")
+    if "deadline" in figures:
+        from stack_rush import report_scoring  # bench/stack_rush.py
+
+        report_scoring(figures)
+    if "board" in figures:
+        from stack_board import report_board  # bench/stack_board.py
+
+        report_board(figures["board"])
 
 
 if __name__ == "__main__":

@@ -63,6 +63,17 @@ def request(*, dataset_id: int, split: str) -> None:
 
 
 def _request_now(dataset_id: int, split: str) -> None:
+    # The usual case, the split's row is there (it goes with its dataset): one UPDATE,
+    # two while a run is queued. Otherwise the row is made first (if the dataset stays).
+    now = timezone.now()
+    rows = IntervalRun.objects.filter(dataset_id=dataset_id, split=split)
+    if rows.filter(queued=False).update(
+        requested=F("requested") + 1, queued=True, requested_at=now
+    ):
+        send(dataset_id, split)
+        return
+    if rows.update(requested=F("requested") + 1, requested_at=now):
+        return
     if not Dataset.objects.filter(pk=dataset_id).exists():
         return
     try:

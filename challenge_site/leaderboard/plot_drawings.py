@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from functools import partial
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Subquery
 from django.db.models.functions import Greatest
 from django.utils import timezone
 from kombu.exceptions import OperationalError
@@ -118,14 +118,19 @@ def latest(dataset: Dataset, plot: Plot, *, svg: bool = True) -> BoardPlot | Non
 def dataset_changed(dataset_id: int) -> None:
     """After a change of the dataset's listed scores commits: a drawing for each of its
     plots that is older (the page asks for plots nobody has viewed yet)."""
-    generation = Dataset.objects.filter(pk=dataset_id).values_list("generation", flat=True)
-    current = generation.first()
-    if current is None:
-        return
+    # One query: the dataset's generation read with its rows (none if it went).
+    generation = Dataset.objects.filter(pk=dataset_id).values("generation")[:1]
     # boardplot_unique_plot leads with the dataset: a few rows per dataset.
-    older = Q(drawn__lt=current) | Q(drawn_at__isnull=True)
-    for row in BoardPlot.objects.filter(older, dataset_id=dataset_id).defer("svg"):
-        request(Plot(dataset_id, row.split, row.ranking, row.point), generation=current, row=row)
+    rows = (
+        BoardPlot.objects.filter(dataset_id=dataset_id)
+        .annotate(current=Subquery(generation))
+        .filter(Q(drawn__lt=F("current")) | Q(drawn_at__isnull=True))
+        .defer("svg")
+    )
+    for row in rows:
+        request(
+            Plot(dataset_id, row.split, row.ranking, row.point), generation=row.current, row=row
+        )
 
 
 def _claim(plot: Plot, *, now: datetime) -> tuple[int, datetime] | None:

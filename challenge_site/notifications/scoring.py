@@ -91,7 +91,10 @@ def enqueue(submission_id: int) -> None:
     so that rescoring many entries queues nothing for those who did not ask. Never
     raises: an e-mail that cannot be sent must not fail the scoring."""
     try:
-        submission = Submission.objects.filter(pk=submission_id).first()
+        # What ``pending`` reads: the outcome and who made the entry.
+        submission = (
+            Submission.objects.filter(pk=submission_id).only("status", "user_id", "team_id").first()
+        )
         if submission is None or submission.status not in FINAL or not pending(submission):
             return
         celery_app.signature(TASK, args=(submission_id,)).delay()

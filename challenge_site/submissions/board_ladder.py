@@ -66,7 +66,13 @@ def _candidates(dataset: Dataset, split: str, loss) -> tuple[list[Score], dict[i
     )
     if split == ScoredSplit.PUBLIC:
         found = found.exclude(late_q(dataset.challenge, "submission__"))
-    rows = list(found.select_related("submission").order_by("submission__created", "pk"))
+    # Only what the Ladder reads of them (the value, the participant): a whole board's
+    # rows are read at each refresh, so no other column (and no JSON) is loaded.
+    rows = list(
+        found.select_related("submission")
+        .only("submission_id", "value", "submission__team_id", "submission__user_id")
+        .order_by("submission__created", "pk")
+    )
     names = dict(
         SplitResult.objects.filter(
             submission__in={row.submission_id for row in rows}, split=split

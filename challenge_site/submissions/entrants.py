@@ -66,10 +66,18 @@ class Entrant:
             # key at commit; a plain FOR UPDATE would make those two wait in a circle.
             Team.objects.select_for_update(no_key=True).filter(pk=self.team_id).first()
             return
-        quota, _ = SubmissionQuota.objects.get_or_create(
-            user_id=self.user_id, dataset_id=dataset_id
+        # The row is there once the user has submitted to the dataset: locked in one
+        # query; made first otherwise.
+        found = (
+            SubmissionQuota.objects.select_for_update()
+            .filter(user_id=self.user_id, dataset_id=dataset_id)
+            .first()
         )
-        SubmissionQuota.objects.select_for_update().filter(pk=quota.pk).first()
+        if found is None:
+            quota, _ = SubmissionQuota.objects.get_or_create(
+                user_id=self.user_id, dataset_id=dataset_id
+            )
+            SubmissionQuota.objects.select_for_update().filter(pk=quota.pk).first()
 
 
 def lock_all(entrants, *, dataset_id: int) -> None:

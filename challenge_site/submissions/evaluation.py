@@ -15,6 +15,7 @@ the participant gets GENERIC_FAILURE, the staff the cause (services.py).
 import hashlib
 import math
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -325,10 +326,33 @@ def dataset_names(dataset: Dataset) -> list[str]:
     return list(dataset.challenge.datasets.values_list("name", flat=True))
 
 
+class _DatasetNames(Sequence):
+    """``dataset_names(dataset)``, read when first needed: only a misnamed file's report
+    reads them ("did you mean …?"), so a well-named upload costs no query for them."""
+
+    def __init__(self, dataset: Dataset):
+        self._dataset = dataset
+        self._names: list[str] | None = None
+
+    def _read(self) -> list[str]:
+        if self._names is None:
+            self._names = dataset_names(self._dataset)
+        return self._names
+
+    def __getitem__(self, index):
+        return self._read()[index]
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+
 def _evaluate_archive(archive, dataset: Dataset, limits: Limits, progress: Progress) -> Outcome:
     try:
         contents = inspect(
-            archive, dataset_name=dataset.name, limits=limits, dataset_names=dataset_names(dataset)
+            archive,
+            dataset_name=dataset.name,
+            limits=limits,
+            dataset_names=_DatasetNames(dataset),
         )
     except ArchiveError as error:
         return Outcome(Status.INVALID, errors=error.problems)

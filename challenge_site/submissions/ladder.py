@@ -93,7 +93,10 @@ def refresh(*, dataset: Dataset, entrant: Entrant, split: str) -> int:
             dataset=dataset,
             split=split,
             submission__is_baseline=False,
-        ).order_by("submission__created", "submission_id", "loss")
+        )
+        # What the Ladder reads and writes of them (not the intervals' columns).
+        .only("submission_id", "split", "loss", "value", *FIELDS)
+        .order_by("submission__created", "submission_id", "loss")
     )
     names = dict(
         SplitResult.objects.filter(

@@ -110,17 +110,40 @@ def _terms_of(entries, split: str, key: str) -> dict[int, np.ndarray]:
 
 
 def _baseline_terms(submission: Submission, split: str, key: str) -> np.ndarray | None:
-    baseline = Submission.objects.filter(
-        valid_q(), dataset_id=submission.dataset_id, is_baseline=True
-    ).first()
-    if baseline is None:
-        return None
-    return _terms_of([baseline], split, key).get(baseline.pk)
+    """The dataset's scored baseline's terms of ``split`` (one query: a dataset has one
+    baseline, submission_one_baseline_per_dataset), None without them."""
+    name = (
+        SplitResult.objects.filter(
+            valid_q("submission__"),
+            submission__dataset_id=submission.dataset_id,
+            submission__is_baseline=True,
+            split=split,
+        )
+        .values_list("terms", flat=True)
+        .first()
+    )
+    values = stored_terms.load(name).get(key) if name else None
+    return None if values is None else np.asarray(values)
 
 
-def record(*, submission: Submission, outcome) -> None:
+RECORDED = [
+    "predictions_sha256",
+    "rows_off_mode",
+    "near_previous",
+    "similar_run",
+    "chance_z",
+    "max_corr",
+    "change_share",
+    "random_count",
+    "combined_corr",
+    "burst",
+]
+
+
+def record(*, submission: Submission, outcome, save: bool = True) -> list[str]:
     """Fill the entry's probing fields from its scoring outcome, the baseline and its
-    participant's recent entries in the dataset, and save them."""
+    participant's recent entries in the dataset, and save them (unless ``save`` is False:
+    the caller saves them with its own fields); returns the fields' names."""
     result = compared(outcome)
     key = _key(submission.dataset.task)
     mine = result.terms.get(key) if result else None
@@ -155,20 +178,9 @@ def record(*, submission: Submission, outcome) -> None:
     if mine is not None and previous is not None and previous.random_count >= BOOST_MIN:
         submission.combined_corr = _combination(submission, mine, str(result.split), key)
     submission.burst = _burst(submission, first=not earlier)
-    submission.save(
-        update_fields=[
-            "predictions_sha256",
-            "rows_off_mode",
-            "near_previous",
-            "similar_run",
-            "chance_z",
-            "max_corr",
-            "change_share",
-            "random_count",
-            "combined_corr",
-            "burst",
-        ]
-    )
+    if save:
+        submission.save(update_fields=RECORDED)
+    return list(RECORDED)
 
 
 def _compare_recent(submission, mine, earlier, split, key) -> None:

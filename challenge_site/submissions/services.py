@@ -210,16 +210,21 @@ def score_submission(
     submission is left running, to be taken over by the task's retry or, failing that,
     by the sweep.
     """
-    attempt = _claim(submission_id=submission_id, force=force, task_id=task_id, now=now)
-    if attempt is None:
+    claimed = _claim_run(submission_id=submission_id, force=force, task_id=task_id, now=now)
+    if claimed is None:
         return None
+    attempt, submission = claimed
     with heartbeat.beating(submission_id=submission_id, attempt=attempt):
-        return _run(submission_id=submission_id, attempt=attempt)
+        return _run(submission_id=submission_id, attempt=attempt, submission=submission)
 
 
-def _run(*, submission_id: int, attempt: int) -> Submission | None:
-    """Evaluate the claimed run ``attempt`` and store its outcome (see score_submission)."""
-    submission = Submission.objects.select_related("dataset__challenge").get(pk=submission_id)
+def _run(
+    *, submission_id: int, attempt: int, submission: Submission | None = None
+) -> Submission | None:
+    """Evaluate the claimed run ``attempt`` and store its outcome (see score_submission).
+    ``submission``: the row as the claim left it, with its dataset and challenge."""
+    if submission is None:
+        submission = Submission.objects.select_related("dataset__challenge").get(pk=submission_id)
     progress = evaluation.Progress()
     cap = None
     try:
@@ -278,10 +283,25 @@ def _cause(error: BaseException) -> str:
 
 def _claim(*, submission_id: int, force: bool, task_id: str, now: datetime | None) -> int | None:
     """Mark the submission running and return the attempt number, or None to skip it."""
+    claimed = _claim_run(submission_id=submission_id, force=force, task_id=task_id, now=now)
+    return None if claimed is None else claimed[0]
+
+
+def _claim_run(
+    *, submission_id: int, force: bool, task_id: str, now: datetime | None
+) -> tuple[int, Submission] | None:
+    """``_claim``'s attempt number with the submission as claimed (its dataset and
+    challenge read with it, which the run needs), or None to skip it."""
     now = now or timezone.now()
     with transaction.atomic():
         standings.lock_owners([submission_id])  # before the submission: see standings
-        submission = Submission.objects.select_for_update().filter(pk=submission_id).first()
+        # Only its own row locked (as in _finish): never the dataset's or challenge's.
+        submission = (
+            Submission.objects.select_for_update(of=("self",))
+            .select_related("dataset__challenge")
+            .filter(pk=submission_id)
+            .first()
+        )
         if submission is None:
             logger.warning("submission %s no longer exists", submission_id)
             return None
@@ -330,7 +350,7 @@ def _claim(*, submission_id: int, force: bool, task_id: str, now: datetime | Non
         )
         if was_listed:
             standings.listing_changed(dataset=submission.dataset, entrant=Entrant.of(submission))
-        return submission.attempts
+        return submission.attempts, submission
 
 
 def _finish(
@@ -371,7 +391,8 @@ def _write(submission: Submission, outcome, *, stored: dict[str, str] | None = N
         SplitResult.objects.filter(submission=submission).values_list("split", flat=True)
     )
     Score.objects.filter(submission=submission).delete()
-    SplitResult.objects.filter(submission=submission).delete()
+    if previous:  # none (a first run): nothing to collect and delete
+        SplitResult.objects.filter(submission=submission).delete()
     if outcome.status == Status.SCORED:
         Score.objects.bulk_create(
             Score(
@@ -408,14 +429,17 @@ def _write(submission: Submission, outcome, *, stored: dict[str, str] | None = N
     fields = ["status", "errors", "failure", "failure_detail", "finished_at", "splits"]
     if outcome.status == Status.INVALID and settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS == 0:
         fields += _drop_invalid_zip(submission)
-    submission.save(update_fields=fields)
     if outcome.status == Status.SCORED and not submission.is_baseline:
         submission.predictions_sha256 = outcome.fingerprint
-        probing.record(submission=submission, outcome=outcome)
+        # The probing fields go with the status, in one UPDATE (record reads only the
+        # participant's other entries, the baseline and the challenge).
+        fields += probing.record(submission=submission, outcome=outcome, save=False)
+    submission.save(update_fields=fields)
     standings.entries_changed(
         dataset=submission.dataset,
         entrant=Entrant.of(submission),
         splits=previous | set(stored) | set(submission.splits),
+        locked=True,  # lock_owners took the participant's lock (_claim, _finish)
     )
     # An e-mail on commit, for those who asked (the notifications app's receiver).
     signals.scoring_finished.send(sender=Submission, submission=submission)

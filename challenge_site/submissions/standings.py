@@ -66,18 +66,28 @@ def scored_splits(splits, *, has_public_part: bool) -> list[str]:
     return sorted(found)
 
 
-def entries_changed(*, dataset: Dataset, entrant: Entrant | None, splits) -> None:
+def entries_changed(
+    *, dataset: Dataset, entrant: Entrant | None, splits, locked: bool = False
+) -> None:
     """Recompute what depends on the participant's listed entries (inside a transaction).
-    ``entrant`` None (the baseline) only asks for the intervals."""
-    for split in scored_splits(splits, has_public_part=dataset.challenge.has_public_part):
+    ``entrant`` None (the baseline) only asks for the intervals. ``splits``: every split
+    the changed entries are (or were) scored on; a Ladder split none of them is scored
+    on is left as it is (its entries, and so its steps, did not change; a new ranking
+    loss or new options recompute every Ladder, receivers.py). ``locked``: the caller
+    holds the participant's lock already (``lock_owners`` in this transaction)."""
+    changed = scored_splits(splits, has_public_part=dataset.challenge.has_public_part)
+    for split in changed:
         signals.intervals_stale.send(sender=Dataset, dataset_id=dataset.pk, split=split)
     if entrant is None:
         with transaction.atomic():  # the baseline's rows: deleted and written as one
             listing_changed(dataset=dataset, entrant=None)
         return
     with transaction.atomic():
-        entrant.lock(dataset_id=dataset.pk)
+        if not locked:
+            entrant.lock(dataset_id=dataset.pk)
         for split in ladder.LADDER_SPLITS:
+            if split not in changed:
+                continue
             ladder.refresh(dataset=dataset, entrant=entrant, split=split)
             # The board's row after the participant's: every transaction takes them so.
             board_ladder.refresh(dataset=dataset, split=split)

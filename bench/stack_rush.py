@@ -1,0 +1,146 @@
+"""bench/stack.py's deadline rush with and without the interval work beside it (issue 29,
+Must 3), and the printed table of the scoring runs.
+
+``--rush-pair``: the rush of bench/stack.py (same arrival plan, same participants, same
+file) runs twice on the same stack. First as always, the background worker (queues
+``intervals,boards,mail,celery``) running and computing the intervals the scored entries
+ask for during the rush; then, once those are all computed, with the background worker
+stopped for the rush (its tasks wait in Redis), started again once every upload is scored,
+and waited for until every split's intervals are computed (none asked for, queued or
+running). For each: upload-to-scored p50/p95/max, lost/doubled, and the interval runs
+the background worker did from the rush's start to its last upload scored (counted from
+its log: Celery's INFO line per task).
+"""
+
+from __future__ import annotations
+
+import time
+
+from tests.stack.harness import wait_until
+
+INTERVAL_TASK = b"Task leaderboard.intervals["
+
+
+class BackgroundLog:
+    """The background worker's runs of the interval task from now on, read from its log
+    (Celery's INFO line per task: "Task leaderboard.intervals[…] succeeded in …s: True";
+    False: another run of the split was under way, nothing computed)."""
+
+    def __init__(self, stack):
+        self.path = stack.root / "logs" / f"{stack.background_process}.log"
+        self.offset = self.path.stat().st_size if self.path.exists() else 0
+
+    def runs(self) -> dict:
+        with open(self.path, "rb") as log:
+            log.seek(self.offset)
+            lines = [line for line in log.read().splitlines() if INTERVAL_TASK in line]
+        done = [line for line in lines if b"succeeded" in line]
+        return {
+            "computed": sum(line.rstrip().endswith(b": True") for line in done),
+            "tasks": len(done),
+            "failed": sum(b"raised" in line for line in lines),
+        }
+
+
+def intervals_pending() -> list[tuple]:
+    """The splits whose intervals are asked for and not computed, or being computed."""
+    from django.db.models import F, Q
+
+    from challenge_site.leaderboard.models import IntervalRun
+
+    rows = IntervalRun.objects.filter(
+        Q(requested__gt=F("computed")) | Q(queued=True) | Q(running_since__isnull=False)
+    )
+    return list(rows.values_list("dataset_id", "split", "requested", "computed"))
+
+
+def rush_without_background(stack, measured_rush, *, queues: str) -> dict:
+    """The same rush with the background worker (consuming ``queues``) stopped, its
+    queues filling meanwhile; then the worker started again, and waited for until the
+    intervals the rush asked for are computed."""
+    name, hostname = stack.background_process, stack.background_name
+    # The first rush's intervals finished first: none of its work spills into this one.
+    wait_until(lambda: not intervals_pending(), timeout=1800, interval=0.5, what="intervals")
+    stack.stop_process(name)
+    try:
+        rush = measured_rush()
+    finally:
+        pending = intervals_pending()
+        log = BackgroundLog(stack)
+        started = time.time()
+        stack.start_worker(name, hostname, queues=queues)
+    try:
+        wait_until(lambda: not intervals_pending(), timeout=1800, interval=0.5, what="intervals")
+        rush["intervals_done"] = True
+    except TimeoutError:
+        rush["intervals_done"] = False
+    rush["intervals_pending_after_rush"] = len(pending)
+    rush["intervals_after_s"] = time.time() - started
+    rush["interval_runs_after"] = log.runs()
+    return rush
+
+
+def report_scoring(figures: dict) -> None:
+    seq, rush = figures["sequential"], figures["deadline"]
+    print(
+        f"stack: gunicorn ({figures['gunicorn_workers']} processes), Celery workers of one "
+        f"scoring process each on the scoring queue: {figures['workers']}; one background "
+        "worker for the other queues; PostgreSQL and Redis on this machine"
+    )
+    print(
+        f"file: {figures['rows']:,}-row regression predictions (Gaussian rows '1 m v'), "
+        f"zipped {figures['zip_bytes'] / 1e3:.0f} kB"
+    )
+    if seq["uploads"]:
+        print(
+            f"sequential ({seq['uploads']} uploads, one at a time): upload-to-scored "
+            f"p50 {seq['latency_p50_s']:.3f} s, p95 {seq['latency_p95_s']:.3f} s"
+        )
+    if figures["throughput"]:
+        print("\nthroughput (uploads queued first, then the workers consume them):")
+        print(f"{'workers':>8} {'uploads':>8} {'seconds':>8} {'scored/s':>9} {'per worker':>11}")
+    for row in figures["throughput"]:
+        print(
+            f"{row['workers']:>8} {row['uploads']:>8} {row['elapsed_s']:>8.2f} "
+            f"{row['scored_per_s']:>9.2f} {row['scored_per_s'] / row['workers']:>11.2f}"
+        )
+    print(
+        f"\ndeadline rush: {rush['uploads']} uploads over {rush['window_s']:.0f} s (arrival "
+        f"rate growing linearly to {2 * rush['uploads'] / rush['window_s']:.1f}/s), "
+        f"{rush['workers']} workers"
+    )
+    rushes = {"background on": rush}
+    if "deadline_stopped" in figures:
+        rushes["background off"] = figures["deadline_stopped"]
+    print(f"{'':>14}" + "".join(f"{label:>16}" for label in rushes))
+
+    def line(label: str, cell) -> None:
+        print(f"{label:>14}" + "".join(f"{cell(r):>16}" for r in rushes.values()))
+
+    line("accepted", lambda r: r["accepted"])
+    line("last upload", lambda r: f"{r['last_upload_s']:.1f}s")
+    line("all scored", lambda r: f"{r['drained_s']:.1f}s")
+    line("upload p95", lambda r: f"{r['upload_request_p95_s']:.3f}s")
+    for key in ("p50", "p95", "max"):
+        line(f"scored {key}", lambda r, key=key: f"{r[f'latency_{key}_s']:.3f}s")
+    line("lost", lambda r: r["lost"])
+    line("doubled", lambda r: r["doubled"])
+    line("interval runs", lambda r: "{computed} ({tasks})".format(**r["interval_runs"]))
+    line("load 1m", lambda r: f"{r['load'][0][0]:.2f}-{r['load'][1][0]:.2f}")
+    print(
+        "(upload p95: the request alone; scored: upload to scored; interval runs: computed "
+        "by the background worker while the rush was uploaded and scored (tasks received))"
+    )
+    if "deadline_stopped" in figures:
+        off = figures["deadline_stopped"]
+        print(
+            f"background off: {off['intervals_pending_after_rush']} splits' intervals left "
+            f"for after the rush; the worker started again computed them in "
+            f"{off['intervals_after_s']:.1f} s ({off['interval_runs_after']['computed']} runs); "
+            f"all complete: {off['intervals_done']}"
+        )
+    if all(r["lost"] == 0 and r["doubled"] == 0 for r in rushes.values()):
+        print("nothing lost: every upload accepted and scored exactly once")
+    for r in rushes.values():
+        if r["errors"]:
+            print("errors:", *r["errors"], sep="\n  ")
