@@ -1249,7 +1249,7 @@ static inline void two_sum_add(fsum *a, double x) {
  * (float64, 2 (R - 1)) the values at ranks s_r - 1 and s_r of every cut s_r.
  *
  * No sort: the values at the cuts are order statistics, found by radix selection (a
- * histogram of the keys in 2^16 equal buckets of their range, then a quickselect among the
+ * histogram of the keys in up to 2^16 equal buckets of their range, then a quickselect among the
  * keys of the few buckets holding a cut), and one pass over the column then puts every
  * example in its range (most by their bucket's range, read from a table).
  * Range r starts at rank s_r, whose value is v_r; an example whose value runs across no
@@ -1304,11 +1304,17 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
     cuts = PyMem_Calloc((size_t)ranges, sizeof *cuts);
     span_rank = PyMem_Calloc((size_t)ranges, sizeof *span_rank);
     ranks = PyMem_Calloc((size_t)(2 * ranges), sizeof *ranks);
-    count = PyMem_Calloc((size_t)KEY_BUCKETS, sizeof *count);
-    start = PyMem_Calloc((size_t)KEY_BUCKETS + 1, sizeof *start);
+    /* As many buckets as examples, from 2^8 to 2^16: a small column's fixed cost stays
+     * small (a million examples' 2^16 buckets cost a column of a hundred ten times over). */
+    Py_ssize_t buckets = (Py_ssize_t)1 << 8;
+    while (buckets < KEY_BUCKETS && buckets < n) {
+        buckets <<= 1;
+    }
+    count = PyMem_Calloc((size_t)buckets, sizeof *count);
+    start = PyMem_Calloc((size_t)buckets + 1, sizeof *start);
     range_sums = PyMem_Calloc((size_t)ranges, sizeof *range_sums);
     table = PyMem_Malloc(SPAN_SLOTS * sizeof *table);
-    bucket_range = PyMem_Malloc((size_t)KEY_BUCKETS * sizeof *bucket_range);
+    bucket_range = PyMem_Malloc((size_t)buckets * sizeof *bucket_range);
     if (!values || !span || !stats || !cuts || !span_rank || !ranks || !count || !start ||
         !range_sums || !table || !bucket_range) {
         PyErr_NoMemory();
@@ -1326,8 +1332,8 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
     }
     int no_memory = 0;
     Py_BEGIN_ALLOW_THREADS;
-    /* 0. The buckets: the keys' range [low, high] cut into at most 2^16 equal spans of a
-     * power of two (the top 16 bits of key - low), so that the examples spread over them
+    /* 0. The buckets: the keys' range [low, high] cut into at most ``buckets`` equal spans
+     * of a power of two (the top bits of key - low), so that the examples spread over them
      * however few binades they fill (probabilities in [0.06, 1] filled about 64 buckets of
      * the keys' own top 16 bits). */
     uint64_t low = UINT64_MAX, high = 0;
@@ -1337,21 +1343,21 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
         high = key > high ? key : high;
     }
     int shift = 0;
-    while (((high - low) >> shift) >= (uint64_t)KEY_BUCKETS) {
+    while (((high - low) >> shift) >= (uint64_t)buckets) {
         shift++;
     }
     /* 1. How many keys fall in each bucket; start[b]: the examples in the buckets before b. */
     for (Py_ssize_t i = 0; i < n; i++) {
         count[(order_key(column[i]) - low) >> shift]++;
     }
-    for (Py_ssize_t b = 0; b < KEY_BUCKETS; b++) {
+    for (Py_ssize_t b = 0; b < buckets; b++) {
         start[b + 1] = start[b] + count[b];
     }
     if (n_ranks > 0) {
         /* 2. The buckets holding a wanted rank keep their keys, one bucket after another:
          * count[b] becomes the bucket's write position among the kept keys (-1: not kept). */
         Py_ssize_t kept = 0, j = 0;
-        for (Py_ssize_t b = 0; b < KEY_BUCKETS; b++) {
+        for (Py_ssize_t b = 0; b < buckets; b++) {
             Py_ssize_t size = count[b];
             int wanted = 0;
             while (j < n_ranks && ranks[j] < start[b + 1]) {
@@ -1438,7 +1444,7 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
         const int8_t *table_of = NULL;
         if (n_cuts < 127) {
             Py_ssize_t r = 0;
-            for (Py_ssize_t b = 0; b < KEY_BUCKETS; b++) {
+            for (Py_ssize_t b = 0; b < buckets; b++) {
                 while (r < n_cuts && (Py_ssize_t)((order_key(values[r]) - low) >> shift) < b) {
                     r++;
                 }
