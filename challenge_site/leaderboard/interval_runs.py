@@ -2,8 +2,9 @@
 
 Scoring, rescoring and moderating an entry call :func:`request` inside their
 transaction. The first request sends one task (on commit); requests that arrive while
-a run is queued or running only raise the ``requested`` count, and the run that finishes
-sees the count went up and sends the next: a burst of scored entries costs two runs,
+a run is queued only raise the ``requested`` count; one that arrives while a run is
+under way sends a task that finds the run busy and hands back the queue, so that the
+run that finishes sees the count went up and sends the next: a burst of scored entries costs two runs,
 not one per entry. The task is sent without a countdown: a delayed (ETA) task waits
 unacknowledged in a worker, and kombu's Redis transport can crash the worker when it
 tries to give such tasks back while Redis is down (seen in tests/stack/test_faults.py). At most one run per split computes at a time; a run whose
@@ -99,7 +100,12 @@ def _claim(dataset_id: int, split: str, *, now: datetime) -> int | None:
             .filter(dataset_id=dataset_id, split=split)
             .first()
         )
-        if row is None or not IntervalRun.objects.filter(pk=row.pk).filter(free).exists():
+        if row is None:
+            return None
+        if not IntervalRun.objects.filter(pk=row.pk).filter(free).exists():
+            # This task was the one queued (a request during the run sends one): it is
+            # spent, so the run under way must send the next at its end (_release).
+            IntervalRun.objects.filter(pk=row.pk).update(queued=False)
             return None
         IntervalRun.objects.filter(pk=row.pk).update(running_since=now, queued=False)
         return row.requested
