@@ -25,6 +25,13 @@ over HTTP (gunicorn, the background worker drawing and building):
   header; JSON: the rows' lines and its "count") with X-Row-Count. The worker's own build
   seconds (BoardExport.seconds) are read too.
 
+- pages: after the exports, each page of PAGES requested PAGE_REPEAT times in turn
+  (the board untouched meanwhile): median and 95th percentile of the whole request as
+  the client sees it, and its statuses (a 500 or any status but 200 is reported).
+- the background worker's peak memory: the largest VmHWM (peak resident set) among its
+  processes (/proc) after each export, an upper bound of the building process's peak
+  (a prefork child keeps its high-water mark from earlier tasks).
+
 The machine's load average (os.getloadavg) is recorded at each size's start and end.
 """
 
@@ -50,6 +57,19 @@ BOARD = f"/challenges/{SLUG}/datasets/{DATASET}/leaderboard/"
 PLOT = BOARD + "plot.svg"
 EXPORTS = {fmt: BOARD.rstrip("/") + f".{fmt}?sort=nlp" for fmt in ("csv", "json")}
 PLOT_POLL, EXPORT_POLL = 0.2, 0.5
+PAGE_REPEAT = 21
+# The pages a visitor opens on a large board (every one constant in the board's size).
+PAGES = {
+    "board page 1": BOARD,
+    "board, sort=01l": BOARD + "?sort=01l",
+    "best per participant": BOARD + "?view=best",
+    "board page 20": BOARD + "?page=20",
+    "API page 1": f"/api/v1/challenges/{SLUG}/datasets/{DATASET}/leaderboard/",
+    "results page": f"/challenges/{SLUG}/results/",
+    "plot.svg": PLOT,
+    "dataset page": f"/challenges/{SLUG}/datasets/{DATASET}/",
+    "challenge page": f"/challenges/{SLUG}/",
+}
 PLOT_TIMEOUT, EXPORT_TIMEOUT = 900.0, 3600.0
 SQL_STEP = 50_000  # more new entries than this at once: seeded in SQL
 
@@ -144,6 +164,46 @@ def plot_figures(base_url: str, dataset, rng) -> dict:
     }
 
 
+def page_figures(base_url: str) -> dict:
+    """{page: {median_ms, p95_ms, statuses}}: PAGE_REPEAT rounds over PAGES."""
+    times = {name: [] for name in PAGES}
+    statuses = {name: set() for name in PAGES}
+    for _ in range(PAGE_REPEAT):
+        for name, path in PAGES.items():
+            status, _, _, ms = get(base_url, path)
+            times[name].append(ms)
+            statuses[name].add(status)
+    out = {}
+    for name, values in times.items():
+        values.sort()
+        out[name] = {
+            "median_ms": values[len(values) // 2],
+            "p95_ms": values[min(len(values) - 1, round(0.95 * (len(values) - 1)))],
+            "statuses": sorted(statuses[name]),
+        }
+    return out
+
+
+def group_peak_rss_mib(pgid: int) -> float | None:
+    """The largest VmHWM among the processes of process group ``pgid`` (MiB)."""
+    peak = None
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) != pgid:  # (state, ppid, pgrp, ...)
+                continue
+            status = (entry / "status").read_text()
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+        found = re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE)
+        if found:
+            mib = int(found.group(1)) / 1024
+            peak = mib if peak is None else max(peak, mib)
+    return peak
+
+
 def export_figures(base_url: str, fmt: str) -> dict:
     """First request to the whole file served, then the file downloaded and checked."""
     started = time.monotonic()
@@ -217,12 +277,19 @@ def run_board(stack, sizes: list[int], *, seed_value: int = 2004) -> dict:
                 dataset=dataset, format=fmt, built__isnull=False
             ).order_by("-built_at")
             exports[fmt]["build_task_s"] = row.values_list("seconds", flat=True).first()
+            background = stack.processes.get(getattr(stack, "background_process", ""))
+            exports[fmt]["worker_peak_rss_mib"] = (
+                group_peak_rss_mib(background.pid) if background is not None else None
+            )
             print(f"  {fmt}: {exports[fmt]}", flush=True)
+        pages = page_figures(stack.base_url)
+        print(f"  pages: {pages}", flush=True)
         figures[size] = {
             "seed_s": seeded,
             "best_table_s": built,
             "plot": plot,
             "exports": exports,
+            "pages": pages,
             "load_start": load_start,
             "load_end": os.getloadavg(),
         }
@@ -260,9 +327,32 @@ def report_board(figures: dict) -> None:
             f"{plot['plot_first_view_generation']} (new: {plot['generation']}); exports' "
             f"first answers: {csv['first_status']}/{js['first_status']} (Retry-After "
             f"{csv['retry_after']}, Location {csv['location']}); build task s: CSV "
-            f"{_s(csv.get('build_task_s'))}, JSON {_s(js.get('build_task_s'))}; seeded in "
-            f"{row['seed_s']:.0f} s"
+            f"{_s(csv.get('build_task_s'))}, JSON {_s(js.get('build_task_s'))}; background "
+            f"worker's peak RSS after each: {_mib(csv.get('worker_peak_rss_mib'))}, "
+            f"{_mib(js.get('worker_peak_rss_mib'))}; seeded in {row['seed_s']:.0f} s"
         )
+    sizes = list(figures)
+    print(f"\npages through gunicorn, median / p95 ms over {PAGE_REPEAT} requests each")
+    print(f"{'page':<22}" + "".join(f"{size:>22,}" for size in sizes))
+    for name in PAGES:
+        cells = []
+        for size in sizes:
+            page = figures[size]["pages"][name]
+            bad = [s for s in page["statuses"] if s != 200]
+            mark = f" ({','.join(map(str, bad))}!)" if bad else ""
+            cells.append(f"{page['median_ms']:.1f} / {page['p95_ms']:.1f}{mark}")
+        print(f"{name:<22}" + "".join(f"{cell:>22}" for cell in cells))
+    slow = [
+        f"{name} at {size:,} ({figures[size]['pages'][name]['median_ms']:.1f} ms)"
+        for size in sizes
+        for name in PAGES
+        if figures[size]["pages"][name]["median_ms"] >= 50
+    ]
+    print("median 50 ms or more: " + ("; ".join(slow) if slow else "none"))
+
+
+def _mib(value) -> str:
+    return "–" if value is None else f"{value:.0f} MiB"
 
 
 def _s(seconds) -> str:
