@@ -99,7 +99,8 @@ def report_scoring(figures: dict) -> None:
     print(
         f"stack: gunicorn ({figures['gunicorn_workers']} processes), Celery workers of one "
         f"scoring process each on the scoring queue: {figures['workers']}; one background "
-        "worker for the other queues; PostgreSQL and Redis on this machine"
+        f"worker for the other queues (nice {figures.get('background_nice', 0)}); "
+        "PostgreSQL and Redis on this machine"
     )
     print(
         f"file: {figures['rows']:,}-row regression predictions (Gaussian rows '1 m v'), "

@@ -8,8 +8,10 @@ Who may see which split, and which entries are listed, is the policy's to say
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
 
 import scoring
 from challenge_site.challenges import policy
@@ -18,7 +20,7 @@ from challenge_site.submissions import finals
 from datasets.models import TEST_PARTS, Dataset, ScoredSplit, Split
 from scoring import bootstrap
 
-from . import queries, slices
+from . import generation, queries, slices
 from .cursors import Cursor
 from .queries import Board, Entry, Interval
 
@@ -32,6 +34,9 @@ SPLITS = (Split.VAL, Split.TEST)
 # The splits whose ranking is final once published (final selections apply).
 FINAL_SPLITS = (Split.TEST, ScoredSplit.PRIVATE)
 VIEWS = {"all": "All submissions", "best": "Best per participant"}
+# The baseline's rank below a results table, kept per generation (a new one is a new key;
+# this only bounds how long an unused one stays).
+BASELINE_RANK_SECONDS = 3600
 
 
 # --- What the URL asks for ------------------------------------------------------------
@@ -447,6 +452,12 @@ class DatasetResults:
         return 6 + len(self.losses_shown) + len(self.slices) * len(self.losses_shown)
 
 
+def _rank_of(board: Board, entry: Entry, value: float) -> int | None:
+    if board.best:
+        return queries.final_ranks(board).get(entry.pk)
+    return queries.position(board, entry, value=value)
+
+
 def _baseline_row(board: Board, page: Page) -> Row | None:
     """The baseline's row with its rank, for a board sorted by the ranking loss."""
     if page.baseline_id is None:
@@ -454,10 +465,26 @@ def _baseline_row(board: Board, page: Page) -> Row | None:
     [entry] = queries.pivot(board, [page.baseline_id])
     if page.baseline is None:
         rank = None
-    elif board.best:
-        rank = queries.final_ranks(board).get(entry.pk)
     else:
-        rank = queries.position(board, entry, value=page.baseline)
+        # Counted on the board's index up to the baseline's value (or, best per
+        # participant, every participant's best ranked): work that grows with the board,
+        # done once per generation of its listed scores (a count of listed entries, the
+        # same for every viewer of this board: generation.py).
+        rank = cache.get_or_set(
+            generation.key(
+                board.dataset,
+                "baseline-rank",
+                board.split,
+                board.sort_key,
+                board.best,
+                board.final,
+                board.late_withheld,
+                entry.pk,
+                repr(page.baseline),
+            ),
+            partial(_rank_of, board, entry, page.baseline),
+            timeout=BASELINE_RANK_SECONDS,
+        )
     [row] = make_rows(board, [entry], first_rank=rank or 0, baseline=page.baseline)
     return row
 

@@ -189,3 +189,26 @@ def test_slice_blocks_of_a_private_ranking_cover_the_whole_test_split(
         "/challenges/demo/datasets/catalysis/leaderboard/?split=test&slice=shifted"
     )
     assert board.status_code == 200
+
+
+def test_the_baseline_s_rank_below_is_counted_once_per_generation(
+    published, catalysis, ada, grace, monkeypatch
+):
+    """The count behind the baseline's rank grows with the board: it is kept until the
+    board's listed scores change (the dataset's generation), then counted again."""
+    from challenge_site.leaderboard import queries
+
+    calls = []
+    counted = queries.position
+    monkeypatch.setattr(
+        queries, "position", lambda *args, **kwargs: calls.append(1) or counted(*args, **kwargs)
+    )
+    for i in range(12):
+        add_entry(catalysis, user=(ada, grace)[i % 2], created=at(i), test=cls(0.2 + i / 100, 0.3))
+    add_entry(catalysis, created=at(-5), test=cls(0.33, 0.41), baseline=True, method="Baseline")
+    for _ in range(3):
+        assert "… 13 Baseline baseline 0.33" in page_text(Client().get(RESULTS))
+    assert len(calls) == 1
+    add_entry(catalysis, user=ada, created=at(20), test=cls(0.32, 0.3))  # ahead of it
+    assert "… 14 Baseline baseline 0.33" in page_text(Client().get(RESULTS))
+    assert len(calls) == 2
