@@ -102,8 +102,10 @@ static inline __attribute__((always_inline)) double eisel_lemire(uint64_t man, i
     return d;
 }
 
-/* The careful conversion of one token (Python's dtoa): 0 on failure. */
-static int slow_double(const char *start, Py_ssize_t len, double *out) {
+/* The careful conversion of one token (Python's dtoa): 0 on failure. ``save``: NULL when
+ * the caller holds the GIL, else where it keeps its thread state while the GIL is released
+ * (dtoa and the error indicator need the GIL: it is taken back for this one token). */
+static int slow_double(const char *start, Py_ssize_t len, double *out, PyThreadState **save) {
     char text[512];
     if (len >= (Py_ssize_t)sizeof text) {
         return 0;
@@ -111,12 +113,18 @@ static int slow_double(const char *start, Py_ssize_t len, double *out) {
     memcpy(text, start, (size_t)len);
     text[len] = '\0';
     char *end = NULL;
-    double d = PyOS_string_to_double(text, &end, NULL);
-    if (d == -1.0 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return 0;
+    if (save != NULL) {
+        PyEval_RestoreThread(*save);
     }
-    if (end != text + len) {
+    double d = PyOS_string_to_double(text, &end, NULL);
+    int failed = d == -1.0 && PyErr_Occurred();
+    if (failed) {
+        PyErr_Clear();
+    }
+    if (save != NULL) {
+        *save = PyEval_SaveThread();
+    }
+    if (failed || end != text + len) {
         return 0;
     }
     *out = d;
@@ -185,7 +193,8 @@ scan_digits(const unsigned char *p, const unsigned char *end, uint64_t *man) {
  * ends in LF, so the byte after a digit is always there to look at. */
 static inline __attribute__((always_inline)) int read_number(const unsigned char **pp,
                                                            const unsigned char *end,
-                                                           double *out) {
+                                                           double *out,
+                                                           PyThreadState **save) {
     const unsigned char *p = *pp, *start = p;
     /* A lone digit, signed or not: the targets 1 and -1, the row flags 0, 1 and 2. */
     /* (Branch-free sign: 1 and -1 come in random order.) */
@@ -262,7 +271,7 @@ static inline __attribute__((always_inline)) int read_number(const unsigned char
     }
     double value;
     if (digits > 19) {
-        if (!slow_double((const char *)start, p - start, &value)) {
+        if (!slow_double((const char *)start, p - start, &value, save)) {
             return 0;
         }
     } else if (man == 0) {
@@ -280,7 +289,7 @@ static inline __attribute__((always_inline)) int read_number(const unsigned char
     } else {
         int ok;
         value = eisel_lemire(man, (int)exp10, neg, &ok);
-        if (!ok && !slow_double((const char *)start, p - start, &value)) {
+        if (!ok && !slow_double((const char *)start, p - start, &value, save)) {
             return 0;
         }
     }
@@ -316,32 +325,42 @@ CLONES("arch=x86-64-v3", "default") static PyObject *parse_block(PyObject *self,
     if (block.len == 0 || end[-1] != '\n') {
         goto refuse;
     }
+    /* Without the GIL: the reader parses the next block on a second thread while this
+     * one checks the last (scoring.textfile). The buffers stay held until released below,
+     * and a block is bytes, which nothing can change. */
+    int plain = 1;
+    PyThreadState *save = PyEval_SaveThread();
     while (p < end) {
         unsigned char c = *p;
         if (c == ' ' || c == '\t') {
             p++;
         } else if (c == '\n') {
             if (lines >= max_lines) {
-                goto refuse;
+                plain = 0;
+                break;
             }
             line_counts[lines++] = on_line;
             on_line = 0;
             p++;
         } else if (c == '\r') {
             if (p[1] != '\n') { /* safe: the block ends in LF */
-                goto refuse;
+                plain = 0;
+                break;
             }
             p++;
         } else {
-            if (n >= capacity || (max_numbers >= 0 && on_line >= max_numbers)) {
-                goto refuse;
-            }
-            if (!read_number(&p, end, out + n)) {
-                goto refuse;
+            if (n >= capacity || (max_numbers >= 0 && on_line >= max_numbers) ||
+                !read_number(&p, end, out + n, &save)) {
+                plain = 0;
+                break;
             }
             n++;
             on_line++;
         }
+    }
+    PyEval_RestoreThread(save);
+    if (!plain) {
+        goto refuse;
     }
     result = Py_BuildValue("nn", n, lines);
     goto done;
@@ -428,7 +447,7 @@ CLONES("arch=x86-64-v3", "default") static PyObject *parse_column(PyObject *self
             p++;
             continue;
         }
-        if (blank_run || n >= capacity || !read_number(&p, end, out + n) ||
+        if (blank_run || n >= capacity || !read_number(&p, end, out + n, NULL) ||
             !(out[n] >= low && out[n] <= high)) {
             goto refuse;
         }

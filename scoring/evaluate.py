@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _accel
 from .errors import Problem, Problems, ScoringError
 from .losses import Context, compute_scores, compute_terms
 from .options import MAX_LINE_NUMBERS, ScoringOptions
@@ -116,6 +117,17 @@ def evaluate(
     (with the task given, or guessed from their lines) and the problems of both are
     listed, the targets' first.
     """
+    with _accel.small_pages():
+        return _evaluate(
+            predictions, targets, task=task, options=options,
+            predictions_path=predictions_path, targets_path=targets_path,
+            train_targets=train_targets,
+        )  # fmt: skip
+
+
+def _evaluate(
+    predictions, targets, *, task, options, predictions_path, targets_path, train_targets
+) -> Evaluation:
     options = options or ScoringOptions()
     spec = get_task(task) if task is not None else None
     # What the targets' checks need may come from the predictions (the multiclass L from

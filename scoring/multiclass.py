@@ -96,8 +96,19 @@ def entropy(q) -> np.ndarray:
     q = np.asarray(q, dtype=np.float64)
     if not ((q >= 0) & (q <= 1)).all():
         raise ValueError("probabilities must lie in [0, 1]")
-    logs = np.zeros_like(q)
-    np.log(q, out=logs, where=q > 0)
+    return entropy_of_checked(q)
+
+
+# The smallest double above 0: ln of it is finite, so a zero q adds 0 · (−744.4) = −0 to
+# its row's sum, as 0 · ln 0 = 0 wants; every q > 0 keeps its own ln q.
+_SMALLEST = np.nextafter(0.0, 1.0)
+
+
+def entropy_of_checked(q: np.ndarray) -> np.ndarray:
+    """:func:`entropy` of float64 values already known to lie in [0, 1] (the reader's
+    normalised members, the rows of a read file): no check, and no mask for the zeros."""
+    logs = np.maximum(q, _SMALLEST)
+    np.log(logs, out=logs)
     return -np.einsum("...k,...k->...", q, logs) + 0.0
 
 
@@ -118,7 +129,10 @@ def ensemble_uncertainty(
     if members.shape != (probs.shape[0],) or not examples:
         raise ValueError("ensemble uncertainty needs one member count per row, some above 1")
     scale = math.log(base)
-    tu = math.fsum(entropy(probs[ensemble]).tolist()) / examples / scale
+    rows = probs if examples == probs.shape[0] else probs[ensemble]  # (no copy when all are)
+    if not (rows.min() >= 0 and rows.max() <= 1):  # (NaN fails too)
+        raise ValueError("probabilities must lie in [0, 1]")
+    tu = math.fsum(entropy_of_checked(rows).tolist()) / examples / scale
     du = math.fsum(np.asarray(member_entropy)[ensemble].tolist()) / examples / scale
     return tu, du, max(tu - du, 0.0), examples
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _accel, hints
 from .errors import Problems, fmt
-from .multiclass import entropy
+from .multiclass import entropy_of_checked
 from .multiclass_ace import THREADED_SIZE
 from .multiclass_blocks import SummaryBlocks
 from .multiclass_rows import ClassRows, normalise
@@ -186,7 +186,7 @@ class _Checks:
     def _ensemble(self, v: np.ndarray, sums: np.ndarray, where) -> None:
         if v.shape[1] > 1:
             self.members[where] = v.shape[1]
-            self.member_entropy[where] = entropy(v / sums[:, :, None]).mean(axis=1)
+            self.member_entropy[where] = entropy_of_checked(v / sums[:, :, None]).mean(axis=1)
 
     def _normalise(self, v: np.ndarray, sums: np.ndarray, where: slice) -> None:
         """normalise ``v`` into rows ``where`` of the result (and its members' entropy),

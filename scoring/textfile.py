@@ -32,7 +32,9 @@ the file's :class:`~scoring.errors.Problems` has counted enough to give up.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -107,37 +109,114 @@ def tables(
     """
     line, rows = 1, 0
     # Spec §1: a line over 1 MiB is a line error in every file, whatever it holds.
-    blocks = iter_blocks(source, max_line=MAX_LINE_BYTES)
-    for buf in blocks:
-        if problems.hopeless:
-            problems.stop()  # and there is more to read
-            return
-        if isinstance(buf, LongLine):
-            problems.add(line, buf.message(max_numbers, MAX_LINE_BYTES), TOO_LONG)
-            table = Table(line, np.empty(0), np.zeros(1, np.int64), np.ones(1, bool))
-        else:
-            table = tokenize(buf, line, problems, max_numbers)
-        line += table.n_lines
-        rows += int(np.count_nonzero((table.counts > 0) | table.bad))
-        yield table
-        if rows_wanted is not None and rows > rows_wanted:
-            tail = Tail(line)
-            for rest in blocks:
-                tail.add(rest)
-            yield tail
-            return
+    ahead = _ParsedAhead(iter_blocks(source, max_line=MAX_LINE_BYTES), max_numbers)
+    try:
+        for buf, parsed in ahead:
+            if problems.hopeless:
+                problems.stop()  # and there is more to read
+                return
+            if isinstance(buf, LongLine):
+                problems.add(line, buf.message(max_numbers, MAX_LINE_BYTES), TOO_LONG)
+                table = Table(line, np.empty(0), np.zeros(1, np.int64), np.ones(1, bool))
+            elif isinstance(parsed, Table):
+                table = parsed
+                table.first_line = line
+            else:
+                table = tokenize(buf, line, problems, max_numbers, compiled=parsed is None)
+            line += table.n_lines
+            rows += int(np.count_nonzero((table.counts > 0) | table.bad))
+            yield table
+            if rows_wanted is not None and rows > rows_wanted:
+                tail = Tail(line)
+                for rest in ahead.unparsed():
+                    tail.add(rest)
+                yield tail
+                return
+    finally:
+        ahead.close()
+
+
+class _ParsedAhead:
+    """The blocks, each with the C parser's :class:`Table` of it (None: not parsed here,
+    or refused, for :func:`tokenize`'s other paths to read), the next blocks parsed on
+    other threads while the caller checks this one.
+
+    The C parser releases the GIL while it reads a block, so that on several cores a
+    large file's parsing overlaps its reading and checking (and the multiclass reader's
+    normalising, itself on a thread of its own). Only the C parser runs there: it never
+    reports a problem, so every message is still written by the calling thread, in the
+    file's order. A file of one block never starts a thread.
+    """
+
+    def __init__(self, blocks: Iterator[bytes | LongLine], max_numbers: int | None):
+        self.blocks = blocks
+        self.max_numbers = max_numbers
+        self.native = _accel.native() is not None
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: deque[tuple[bytes | LongLine, Future | None]] = deque()
+
+    def __iter__(self) -> Iterator[tuple[bytes | LongLine, Table | None | bool]]:
+        for buf in self.blocks:
+            self._pending.append((buf, self._submit(buf)))
+            # (as many blocks in flight as threads parse them, and the caller's)
+            if len(self._pending) > PARSE_THREADS:
+                yield self._result(self._pending.popleft())
+        while self._pending:
+            yield self._result(self._pending.popleft())
+
+    def _submit(self, buf) -> Future | None:
+        if not self.native or isinstance(buf, LongLine) or not self._pending:
+            return None  # (the first block: parsed by the caller, a file may be one block)
+        try:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(PARSE_THREADS)
+            return self._pool.submit(_compiled, buf, 0, self.max_numbers)
+        except RuntimeError:  # ("can't start new thread", near a process's limits)
+            self.native = False
+            return None
+
+    @staticmethod
+    def _result(pending) -> tuple[bytes | LongLine, Table | None | bool]:
+        """(block, its Table) when parsed ahead; (block, False) when the C parser refused
+        it (the other paths read it); (block, None) when it was not tried."""
+        buf, job = pending
+        if job is None:
+            return buf, None
+        table = job.result()
+        return buf, (table if table is not None else False)
+
+    def unparsed(self) -> Iterator[bytes | LongLine]:
+        """The blocks not yet handed out, unparsed (the tail of a file of too many rows)."""
+        while self._pending:
+            buf, job = self._pending.popleft()
+            if job is not None:
+                job.cancel()
+            yield buf
+        yield from self.blocks
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
 
 
 def tokenize(
-    buf: bytes, first_line: int, problems: Problems, max_numbers: int | None = None
+    buf: bytes,
+    first_line: int,
+    problems: Problems,
+    max_numbers: int | None = None,
+    *,
+    compiled: bool = True,
 ) -> Table:
     """Turn a block of whole lines into a :class:`Table`, reporting unreadable lines.
 
     A line of more than ``max_numbers`` numbers is unreadable too, whichever path reads it.
+    ``compiled`` False: the C parser has already refused the block.
     """
-    table = _compiled(buf, first_line, max_numbers)
-    if table is not None:
-        return table
+    if compiled:
+        table = _compiled(buf, first_line, max_numbers)
+        if table is not None:
+            return table
     b = np.frombuffer(buf, dtype=np.uint8)
     table = _fixed_width(buf, b, first_line)  # checks every byte it accepts
     if table is not None:
@@ -181,6 +260,10 @@ class _Scratch(threading.local):
 
 
 _scratch = _Scratch()
+# One thread parses a large file's next blocks (with its own scratch buffers), one block
+# ahead at a time: on this project's two-core machines two such threads were slower (they
+# then compete with the reading thread and the multiclass reader's normalising thread).
+PARSE_THREADS = 1
 # Blocks are about 1 MiB (blocks.BLOCK_SIZE); only one very long line makes a larger one.
 # Beyond this its scratch buffers (12 bytes per byte of block) are not worth keeping:
 # numpy reads it.

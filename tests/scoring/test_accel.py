@@ -33,3 +33,29 @@ def test_the_fixture_is_the_switch(no_native):
     with no_native():
         assert not textfile.compiled()
     assert textfile.compiled()
+
+
+def test_small_pages_switches_numpy_s_huge_page_advice_off_inside_and_back_after():
+    from numpy._core import multiarray
+
+    before = multiarray._get_madvise_hugepage()
+    with _accel.small_pages():
+        assert multiarray._get_madvise_hugepage() is False
+    assert multiarray._get_madvise_hugepage() is before
+
+
+def test_evaluate_runs_without_huge_page_advice(monkeypatch):
+    from numpy._core import multiarray
+
+    import scoring
+
+    seen = []
+    original = scoring.evaluate.__globals__["_evaluate"]
+
+    def spy(*args, **kwargs):
+        seen.append(multiarray._get_madvise_hugepage())
+        return original(*args, **kwargs)
+
+    monkeypatch.setitem(scoring.evaluate.__globals__, "_evaluate", spy)
+    result = scoring.evaluate(b"0.9\n0.2\n", b"1\n-1\n")
+    assert seen == [False] and result.n == 2

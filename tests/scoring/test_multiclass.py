@@ -378,3 +378,24 @@ def test_ensemble_uncertainty_by_definition():
     assert mc.ensemble_uncertainty(same, [3], [h])[2] == 0.0
     with pytest.raises(ValueError, match="some above 1"):
         mc.ensemble_uncertainty(single, [1], [np.nan])
+
+
+def test_the_unchecked_entropy_equals_the_masked_one_bit_for_bit_zeros_included():
+    rng = np.random.default_rng(7)
+    q = rng.dirichlet(np.full(6, 0.3), size=2000)
+    q[rng.random(q.shape) < 0.2] = 0.0  # (0 · ln 0 = 0)
+    q[0] = [1, 0, 0, 0, 0, 0]
+    q[1] = [5e-324, 0, 0, 0, 0, 1 - 5e-324]
+    logs = np.zeros_like(q)
+    np.log(q, out=logs, where=q > 0)
+    masked = -np.einsum("...k,...k->...", q, logs) + 0.0
+    assert np.array_equal(mc.entropy_of_checked(q), masked)
+    assert mc.entropy_of_checked(q)[0] == 0.0
+    assert np.array_equal(mc.entropy(q), masked)
+
+
+def test_ensemble_uncertainty_still_refuses_values_outside_the_unit_interval():
+    for bad in (1.5, -0.1, np.nan):
+        probs = np.array([[0.5, 0.5], [bad, 0.2]])
+        with pytest.raises(ValueError, match=r"\[0, 1\]"):
+            mc.ensemble_uncertainty(probs, np.array([2, 2]), np.array([0.1, 0.1]))
