@@ -1323,10 +1323,12 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
     cuts = PyMem_Calloc((size_t)ranges, sizeof *cuts);
     span_rank = PyMem_Calloc((size_t)ranges, sizeof *span_rank);
     ranks = PyMem_Calloc((size_t)(2 * ranges), sizeof *ranks);
-    /* As many buckets as examples, from 2^8 to 2^16: a small column's fixed cost stays
-     * small (a million examples' 2^16 buckets cost a column of a hundred ten times over). */
+    /* A bucket per 16 examples or so, from 2^8 to 2^16: a small column's fixed cost stays
+     * small (a million examples' 2^16 buckets cost a column of a hundred ten times over;
+     * at 100,000 examples a bucket per example made the loops over the buckets a fifth of
+     * the kernel's time), while the few buckets holding a cut keep few keys to select among. */
     Py_ssize_t buckets = (Py_ssize_t)1 << 8;
-    while (buckets < KEY_BUCKETS && buckets < n) {
+    while (buckets < KEY_BUCKETS && buckets < n / 16) {
         buckets <<= 1;
     }
     count = PyMem_Calloc((size_t)buckets, sizeof *count);

@@ -10,7 +10,10 @@ rescore, for every earlier one, with no change to the site. Each task's module
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,10 +52,33 @@ class Context:
         return self.spec.is_point(self) if self.point is None else self.point
 
     def memo(self, key: str, compute: Callable[[], Any]) -> Any:
-        """``compute()``, once per context: sums that several of a task's losses share."""
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return self._memo[key]
+        """``compute()``, once per context: sums that several of a task's losses share.
+        Safe from several threads (:func:`compute_scores` computes some ahead): the first
+        caller computes, the others wait for its value."""
+        entry = self._memo.get(key)
+        if entry is None:
+            entry = self._memo.setdefault(key, _Once(compute))  # (atomic: one entry wins)
+        return entry.value()
+
+
+class _Once:
+    """A memo entry: computed by the first thread that asks (again by the next one if that
+    raised, as before), waited for by the others."""
+
+    def __init__(self, compute: Callable[[], Any]):
+        self._compute = compute
+        self._lock = threading.Lock()
+        self._done = False
+        self._value: Any = None
+
+    def value(self) -> Any:
+        if not self._done:
+            with self._lock:
+                if not self._done:
+                    self._value = self._compute()
+                    self._done = True
+                    self._compute = None
+        return self._value
 
 
 Terms = Callable[[Context], np.ndarray | None]
@@ -179,10 +205,34 @@ def compute_scores(ctx: Context) -> dict[str, float | None]:
     are n/a for a non-probabilistic file."""
     point = ctx.is_point
     scores: dict[str, float | None] = {}
-    for loss in losses_for(ctx.task, ctx.options):
-        value = None if point and loss.probabilistic else loss.compute(ctx)
-        scores[loss.name] = None if value is None else float(value)
+    with _ahead([] if point else ctx.spec.ahead(ctx)):
+        for loss in losses_for(ctx.task, ctx.options):
+            value = None if point and loss.probabilistic else loss.compute(ctx)
+            scores[loss.name] = None if value is None else float(value)
     return scores
+
+
+@contextmanager
+def _ahead(work: list[Callable[[], object]]) -> Iterator[None]:
+    """Runs ``work`` (memoised steps of the task's losses, TaskSpec.ahead) on a second
+    thread while the block computes the losses in order; a loss that needs one of them
+    waits for it (Context.memo), or computes it itself if it has not started. Their errors
+    are left to the loss that needs them (raised there, as before); one that no loss asks
+    for is dropped."""
+    if not work:
+        yield
+        return
+    try:
+        pool = ThreadPoolExecutor(1)
+        futures = [pool.submit(step) for step in work]
+    except RuntimeError:  # ("can't start new thread", near a process's limits)
+        yield
+        return
+    try:
+        yield
+    finally:
+        wait(futures)
+        pool.shutdown()
 
 
 def compute_terms(ctx: Context) -> dict[str, np.ndarray | None]:

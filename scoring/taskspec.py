@@ -147,6 +147,13 @@ class TaskSpec(ABC):
         ensembles' tu, du and mi); the default reports none."""
         return {}
 
+    def ahead(self, ctx: Context) -> list[Callable[[], object]]:
+        """Memoised steps of this task's losses (each a call of ``ctx.memo``) worth
+        starting on a second thread while the losses are computed in order
+        (scoring.losses.compute_scores): a large file's independent work, such as the
+        retention's sort beside the calibration kernels. The default starts none."""
+        return []
+
     def retention_inputs(self, ctx: Context) -> tuple | None:
         """What spec §8's retention orders (scoring.selective): ``(errors, keys,
         ascending)``, the n errors e_i ≥ 0, the keys ordering the examples from the most to

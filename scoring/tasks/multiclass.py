@@ -22,6 +22,7 @@ from ..classification import ECE_BINS
 from ..errors import fmt
 from ..hints import CLASS_LABEL, class_summary
 from ..losses import Context, register
+from ..multiclass_ace import THREADED_SIZE
 from ..multiclass_parse import check_multiclass, first_count, read_multiclass
 from ..multiclass_rows import ClassRows
 from ..options import MAX_CLASSES, MAX_MEMBERS, ScoringOptions, Task
@@ -148,6 +149,14 @@ class MulticlassClassification(TaskSpec):
         freq = multiclass.class_frequencies(train_targets, classes)
         rows = ClassRows.single(np.tile(freq, (targets.size, 1)))
         return Context(self.name, targets, options, train_targets, multiclass=rows)
+
+    def ahead(self, ctx):
+        """A large file's retention (its gathers and its sort of n keys, for rauc and aurc)
+        is computed on a second thread while the calibration losses run (ace's kernels)."""
+        rows = ctx.multiclass
+        if rows.n * rows.classes < THREADED_SIZE:
+            return []
+        return [lambda: selective.retention_of(ctx)]
 
     def retention_inputs(self, ctx):
         """Errors 1 − a_i, keys the confidence c_i = p_i,ŷ_i, surest first (spec §8 and §7):

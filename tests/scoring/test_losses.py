@@ -243,3 +243,91 @@ def test_applies_is_asked_of_the_options_a_context_holds():
         )
     finally:
         del LOSSES[(loss.task, loss.name)]
+
+
+def _large_multiclass_evaluation(seed: int = 3, n: int = 120_000, classes: int = 10):
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(0, 2.0, (n, classes))
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    y = rng.integers(0, classes, n)
+    text = "\n".join(" ".join(f"{x:.6g}" for x in row) for row in p).encode() + b"\n"
+    targets = "\n".join(map(str, y)).encode() + b"\n"
+    return evaluate(text, targets, task="multiclass", options=ScoringOptions(classes=classes))
+
+
+def test_a_large_multiclass_file_s_retention_is_computed_ahead_with_the_same_scores(
+    monkeypatch,
+):
+    import threading
+
+    from scoring import selective
+    from scoring.tasks.multiclass import MulticlassClassification
+
+    threads = []
+    original = selective.retention_of
+
+    def spy(ctx):
+        threads.append(threading.current_thread())
+        return original(ctx)
+
+    monkeypatch.setattr(selective, "retention_of", spy)
+    ahead = _large_multiclass_evaluation()
+    # The steps started ahead ran off the calling thread, and the losses that needed them
+    # took their value (once: a memo computed by one thread is waited for by the other).
+    assert threads and threads[0] is not threading.main_thread()
+    monkeypatch.setattr(MulticlassClassification, "ahead", lambda self, ctx: [])
+    threads.clear()
+    inline = _large_multiclass_evaluation()
+    assert threads == [threading.main_thread()] * len(threads)
+    assert ahead.scores == inline.scores
+    assert not math.isnan(ahead.scores["rauc"])
+
+
+def test_memo_computes_once_across_threads_and_again_after_an_error():
+    import threading
+    import time
+
+    ctx = Context("classification", np.array([1.0]), ScoringOptions(), p=np.array([0.5]))
+    calls = []
+
+    def slow():
+        calls.append(1)
+        time.sleep(0.05)
+        return len(calls)
+
+    results = []
+    workers = [
+        threading.Thread(target=lambda: results.append(ctx.memo("k", slow))) for _ in range(4)
+    ]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert results == [1, 1, 1, 1] and calls == [1]
+
+    attempts = []
+
+    def flaky():
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise RuntimeError("first time")
+        return "second"
+
+    with pytest.raises(RuntimeError):
+        ctx.memo("f", flaky)
+    assert ctx.memo("f", flaky) == "second" and len(attempts) == 2
+
+
+def test_a_step_run_ahead_that_fails_is_raised_only_where_a_loss_needs_it(monkeypatch):
+    from scoring import losses
+
+    ran = []
+
+    def failing():
+        ran.append(1)
+        raise ValueError("not needed")
+
+    with losses._ahead([failing]):
+        pass
+    assert ran == [1]  # (run, waited for, its error dropped: no loss asked for it)
