@@ -10,6 +10,7 @@ more rows than wanted, without reading them.
 from __future__ import annotations
 
 import io
+import mmap
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -52,62 +53,107 @@ class LongLine:
 
 
 def iter_blocks(
-    source, block_size: int = BLOCK_SIZE, max_line: int | None = None
-) -> Iterator[bytes | LongLine]:
+    source, block_size: int = BLOCK_SIZE, max_line: int | None = None, *, views: bool = False
+) -> Iterator[bytes | memoryview | LongLine]:
     """Yield blocks of whole lines, each ending in LF, and a :class:`LongLine` in place of
     each line of more than ``max_line`` bytes (never held in memory whole).
 
     A block is at most about twice ``block_size`` bytes, or a single longer line.
+    ``views``: a file given by its path is mapped into memory and its blocks are
+    read-only memoryviews of the mapping (no copy: :func:`_mapped_blocks`), the same
+    blocks as read; any other source gives bytes either way.
     """
+    if views and isinstance(source, str | os.PathLike):
+        yield from _mapped_blocks(source, block_size, max_line)
+        return
     stream, close = _open(source)
     try:
-        carry: list[bytes] = []  # the start of the next line: pieces joined once
-        carry_bytes = 0
-        skipping: LongLine | None = None  # an overlong line, until its LF
-        # (A chunk may be a buffer that the next read overwrites: whatever outlives the
-        # iteration is copied, as slices of a bytearray are.)
-        for chunk in _chunks(stream, block_size):
-            if skipping is not None:
-                end = chunk.find(b"\n")
-                if end < 0:
-                    skipping.add(chunk)
-                    continue
-                skipping.add(chunk[:end])
-                yield skipping
-                skipping, chunk = None, chunk[end + 1 :]
-                if not chunk:
-                    continue
-            cut = chunk.rfind(b"\n")
-            if cut < 0:
-                carry.append(bytes(chunk))
-                carry_bytes += len(chunk)
-                if max_line is not None and carry_bytes > max_line + 1:  # (+ 1: a CR)
-                    skipping = LongLine()
-                    for piece in carry:
-                        skipping.add(piece)
-                    carry, carry_bytes = [], 0
-                continue
-            start = 0
-            if carry_bytes > block_size or (
-                max_line is not None and carry_bytes + chunk.find(b"\n") > max_line
-            ):
-                # A line longer than a block is a block of its own, so that the lines
-                # after it make an ordinary block.
-                start = chunk.find(b"\n") + 1
-                yield _whole_line([*carry, chunk[: start - 1]], max_line)
-                carry, carry_bytes = [], 0
-            if start <= cut:
-                # One copy: the slice is a view, joined once with the carried line start.
-                yield b"".join([*carry, memoryview(chunk)[start : cut + 1]])
-            carry = [chunk[cut + 1 :]] if cut + 1 < len(chunk) else []
-            carry_bytes = len(carry[0]) if carry else 0
-        if skipping is not None:
-            yield skipping
-        elif carry:
-            yield _whole_line(carry, max_line)
+        yield from _stream_blocks(stream, block_size, max_line)
     finally:
         if close:
             stream.close()
+
+
+def _mapped_blocks(
+    path, block_size: int, max_line: int | None
+) -> Iterator[bytes | memoryview | LongLine]:
+    """A file's blocks as views of its mapping: each window of ``block_size`` bytes up to
+    its last LF, the pages behind each block handed back once the next is asked for (so
+    that the mapping adds at most a few blocks to the resident size, not the file). From
+    a window holding no LF on (a line of a block or more, or a last line without its LF)
+    the rest is read as a stream, as :func:`iter_blocks` reads any file."""
+    with open(path, "rb") as stream:
+        size = os.fstat(stream.fileno()).st_size
+        try:
+            mapped = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+        except (OSError, ValueError):  # (a file that cannot be mapped: a pipe, /proc)
+            mapped = None
+        if mapped is None:
+            yield from _stream_blocks(stream, block_size, max_line)
+            return
+        view, pos, behind = memoryview(mapped), 0, 0
+        while pos < size:
+            cut = mapped.rfind(b"\n", pos, min(pos + block_size, size))
+            if cut < 0:
+                break
+            yield view[pos : cut + 1]
+            pos = cut + 1
+            # The pages of blocks already handed on (the one just yielded may be in use).
+            done = pos - pos % mmap.PAGESIZE - 4 * block_size
+            if done - behind >= block_size:
+                mapped.madvise(mmap.MADV_DONTNEED, behind, done - behind)
+                behind = done
+        if pos < size:
+            stream.seek(pos)
+            yield from _stream_blocks(stream, block_size, max_line)
+
+
+def _stream_blocks(stream, block_size: int, max_line: int | None) -> Iterator[bytes | LongLine]:
+    """:func:`iter_blocks` of an open binary stream, from where it stands."""
+    carry: list[bytes] = []  # the start of the next line: pieces joined once
+    carry_bytes = 0
+    skipping: LongLine | None = None  # an overlong line, until its LF
+    # (A chunk may be a buffer that the next read overwrites: whatever outlives the
+    # iteration is copied, as slices of a bytearray are.)
+    for chunk in _chunks(stream, block_size):
+        if skipping is not None:
+            end = chunk.find(b"\n")
+            if end < 0:
+                skipping.add(chunk)
+                continue
+            skipping.add(chunk[:end])
+            yield skipping
+            skipping, chunk = None, chunk[end + 1 :]
+            if not chunk:
+                continue
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            carry.append(bytes(chunk))
+            carry_bytes += len(chunk)
+            if max_line is not None and carry_bytes > max_line + 1:  # (+ 1: a CR)
+                skipping = LongLine()
+                for piece in carry:
+                    skipping.add(piece)
+                carry, carry_bytes = [], 0
+            continue
+        start = 0
+        if carry_bytes > block_size or (
+            max_line is not None and carry_bytes + chunk.find(b"\n") > max_line
+        ):
+            # A line longer than a block is a block of its own, so that the lines
+            # after it make an ordinary block.
+            start = chunk.find(b"\n") + 1
+            yield _whole_line([*carry, chunk[: start - 1]], max_line)
+            carry, carry_bytes = [], 0
+        if start <= cut:
+            # One copy: the slice is a view, joined once with the carried line start.
+            yield b"".join([*carry, memoryview(chunk)[start : cut + 1]])
+        carry = [chunk[cut + 1 :]] if cut + 1 < len(chunk) else []
+        carry_bytes = len(carry[0]) if carry else 0
+    if skipping is not None:
+        yield skipping
+    elif carry:
+        yield _whole_line(carry, max_line)
 
 
 def _chunks(stream, block_size: int) -> Iterator[bytes | bytearray]:

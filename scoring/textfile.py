@@ -109,7 +109,9 @@ def tables(
     """
     line, rows = 1, 0
     # Spec §1: a line over 1 MiB is a line error in every file, whatever it holds.
-    ahead = _ParsedAhead(iter_blocks(source, max_line=MAX_LINE_BYTES), max_numbers)
+    # (A file by its path is read through a mapping: no copy of its bytes before parsing.)
+    blocks = iter_blocks(source, max_line=MAX_LINE_BYTES, views=True)
+    ahead = _ParsedAhead(blocks, max_numbers)
     try:
         for buf, parsed in ahead:
             if problems.hopeless:
@@ -217,6 +219,7 @@ def tokenize(
         table = _compiled(buf, first_line, max_numbers)
         if table is not None:
             return table
+    buf = bytes(buf)  # (a view of a mapped file: the other paths take bytes)
     b = np.frombuffer(buf, dtype=np.uint8)
     table = _fixed_width(buf, b, first_line)  # checks every byte it accepts
     if table is not None:

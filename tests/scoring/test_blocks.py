@@ -8,6 +8,7 @@ import pytest
 
 from scoring import read_inputs, read_targets, textfile
 from scoring.blocks import LongLine, Tail, iter_blocks
+from scoring.errors import Problems
 
 from .util import lines_of, problems_of, small_blocks
 
@@ -99,3 +100,62 @@ def test_a_long_line_is_a_block_of_its_own():
     blocks = list(textfile.iter_blocks(data, block_size=16))
     assert b"".join(blocks) == data
     assert b"3" * 100 + b"\n" in blocks
+
+
+def _as_read(blocks):
+    """The lines read, as runs of whole lines between the long lines (where one block ends
+    and the next starts is the reader's affair: the lines and their numbers are not)."""
+    out: list = []
+    for b in blocks:
+        if isinstance(b, LongLine):
+            out.append(("long", b.length, b.tokens))
+        else:
+            assert bytes(b).endswith(b"\n")
+            if out and isinstance(out[-1], bytes):
+                out[-1] += bytes(b)
+            else:
+                out.append(bytes(b))
+    return out
+
+
+MAPPED_FILES = {
+    "short lines": b"1 2\n3 4\n" * 500,
+    "no final LF": b"0.5 0.25\n" * 300 + b"0.75 0.125",
+    "CR LF": b"1.5\r\n2.5\r\n" * 400,
+    "a line longer than a block": b"1 2\n" + b"7 " * 3000 + b"\n" + b"3 4\n" * 200,
+    "a line longer than max_line": b"1\n" + b"9 " * 20_000 + b"\n2\n",
+    "a long last line without LF": b"1\n2\n" + b"5 " * 5000,
+    "blank lines": b"\n\n1\n\n2\n" * 300 + b"\n\n",
+    "one byte": b"1",
+    "only a LF": b"\n",
+}
+
+
+@pytest.mark.parametrize("name", MAPPED_FILES)
+@pytest.mark.parametrize("block_size", [64, 1000, 4096])
+def test_a_mapped_file_gives_the_blocks_a_read_one_gives(tmp_path, name, block_size):
+    path = tmp_path / "f.txt"
+    path.write_bytes(MAPPED_FILES[name])
+    read = _as_read(iter_blocks(path, block_size, max_line=20_000))
+    mapped = list(iter_blocks(path, block_size, max_line=20_000, views=True))
+    assert _as_read(mapped) == read
+    if name == "short lines":
+        assert all(isinstance(b, memoryview) for b in mapped)  # (no copy)
+
+
+def test_an_empty_file_maps_to_no_block(tmp_path):
+    path = tmp_path / "empty.txt"
+    path.write_bytes(b"")
+    assert list(iter_blocks(path, views=True)) == list(iter_blocks(path)) == []
+
+
+def test_a_large_mapped_file_reads_with_every_line_number_and_problem(tmp_path):
+    lines = [b"0.25 0.75\n"] * 400_000
+    lines[123_456] = b"0.25 x\n"
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"".join(lines))
+    problems = Problems(str(path))
+    tables = list(textfile.tables(str(path), problems))
+    assert [p.line for p in problems.shown()] == [123_457]
+    assert sum(t.n_lines for t in tables) == 400_000
+    assert sum(t.values.size for t in tables) == 2 * 400_000 - 2  # (the bad line: none)
