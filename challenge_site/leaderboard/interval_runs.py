@@ -10,6 +10,10 @@ unacknowledged in a worker, and kombu's Redis transport can crash the worker whe
 tries to give such tasks back while Redis is down (seen in tests/stack/test_faults.py). At most one run per split computes at a time; a run whose
 worker died is taken over after RUN_TIMEOUT, and the beat's sweep sends a run for any
 split left behind (a broker that was down, a lost task).
+
+Scoring comes first: while uploads are being scored a run waits (:func:`scoring_busy`),
+unless the split's intervals are older than MAX_WAIT. The request of the last entry
+scored, or the sweep (every minute) once scoring is idle, sends it again.
 """
 
 import logging
@@ -17,12 +21,14 @@ import time
 from datetime import datetime, timedelta
 from functools import partial
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Subquery
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from challenge_site.celery import app as celery_app
+from challenge_site.submissions.models import Status, Submission
 from datasets.models import Dataset
 
 from . import intervals  # the numbers; this module only says when
@@ -32,6 +38,11 @@ logger = logging.getLogger(__name__)
 
 # A run that started this long ago is taken to have died with its worker.
 RUN_TIMEOUT = timedelta(minutes=15)
+# Interval runs wait while uploads queued in the last SCORING_WAIT are being scored (an
+# upload stuck longer is the scoring sweep's affair, not a reason to wait), but not when
+# the split's intervals are older than MAX_WAIT.
+SCORING_WAIT = timedelta(minutes=10)
+MAX_WAIT = timedelta(minutes=2)
 TASK = "leaderboard.intervals"
 # The splits with leaderboards (services.SPLITS; not imported: services imports queries,
 # which the submissions app's services must not load at import time).
@@ -111,8 +122,41 @@ def _claim(dataset_id: int, split: str, *, now: datetime) -> int | None:
         return row.requested
 
 
+def scoring_busy(*, dataset_id: int, now: datetime) -> bool:
+    """Some upload to the dataset's challenge queued in the last SCORING_WAIT is waiting for
+    or under scoring: its interval runs then wait, so that on a host shared with the
+    scoring workers a deadline rush is scored without them (issue 29). Never with tasks
+    run in-process (there a run waits for nothing). Served by the scoring sweep's partial
+    index (status IN (queued, running), queued_at): only the few rows waiting are joined."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return False
+    challenge = Dataset.objects.filter(pk=dataset_id).values("challenge_id")
+    return Submission.objects.filter(
+        status__in=[Status.QUEUED, Status.RUNNING],
+        queued_at__gt=now - SCORING_WAIT,
+        dataset__challenge_id=Subquery(challenge),
+    ).exists()
+
+
+def _waits(dataset_id: int, split: str, *, now: datetime) -> bool:
+    """This run waits for scoring: scoring is busy and the split's intervals were computed
+    less than MAX_WAIT ago (a split never computed, or computed long ago, runs anyway:
+    a busy site's intervals lag by MAX_WAIT at most). A run that waits hands its queue
+    back: the next request, or the sweep once scoring is idle, sends it again."""
+    if not scoring_busy(dataset_id=dataset_id, now=now):
+        return False
+    waits = IntervalRun.objects.filter(
+        dataset_id=dataset_id, split=split, running_since__isnull=True,
+        computed_at__gt=now - MAX_WAIT,
+    ).update(queued=False)  # fmt: skip
+    return bool(waits)
+
+
 def run(*, dataset_id: int, split: str) -> bool:
-    """Compute the split's intervals unless a run is under way; True if this one ran."""
+    """Compute the split's intervals unless a run is under way or the run waits for
+    scoring (:func:`_waits`); True if this one ran."""
+    if _waits(dataset_id, split, now=timezone.now()):
+        return False
     generation = _claim(dataset_id, split, now=timezone.now())
     if generation is None:
         return False
@@ -151,12 +195,21 @@ def _release(dataset_id: int, split: str, generation: int, *, summary=None, seco
 
 def sweep(*, now: datetime) -> list[tuple[int, str]]:
     """Send a run for every split with requests left over and no run on its way since
-    RUN_TIMEOUT (a lost task, a broker that was down)."""
+    RUN_TIMEOUT (a lost task, a broker that was down), and, once scoring is idle, for
+    every split whose run waited for it (requests left over, none queued or running)."""
     stale = now - RUN_TIMEOUT
     behind = IntervalRun.objects.filter(requested__gt=F("computed"), requested_at__lt=stale).filter(
         Q(running_since__isnull=True) | Q(running_since__lt=stale)
     )
     splits = list(behind.values_list("dataset_id", "split"))
+    waited = IntervalRun.objects.filter(
+        requested__gt=F("computed"), queued=False, running_since__isnull=True
+    ).values_list("dataset_id", "split")
+    splits += [
+        (dataset_id, split)
+        for dataset_id, split in waited
+        if (dataset_id, split) not in splits and not scoring_busy(dataset_id=dataset_id, now=now)
+    ]
     for dataset_id, split in splits:
         IntervalRun.objects.filter(dataset_id=dataset_id, split=split).update(queued=True)
         send(dataset_id, split)

@@ -2,9 +2,16 @@
 (a burst of requests costs two runs, not one per entry), one run at a time per split,
 and the sweep sends the runs left behind (the numbers: test_intervals.py)."""
 
+from datetime import timedelta
+
+import time_machine
+
 from challenge_site.leaderboard import interval_runs, intervals
 from challenge_site.leaderboard.models import IntervalRun
-from tests.factories import AFTER
+from challenge_site.submissions.models import Status, Submission
+from tests.factories import AFTER, make_challenge, make_dataset
+
+from .helpers import entry
 
 
 def test_requests_while_one_run_is_on_its_way_send_no_second_one(
@@ -73,3 +80,76 @@ def test_a_request_during_a_run_is_computed_after_it_even_if_its_task_came_first
     assert sent == [(waves.pk, "val")] * 3
     run = IntervalRun.objects.get(dataset=waves, split="val")
     assert (run.requested, run.computed, run.queued, run.running_since) == (2, 1, True, None)
+
+
+def _waiting_upload(dataset, user, *, queued_at):
+    submission = entry(dataset, user=user, created=queued_at, status=Status.QUEUED)
+    Submission.objects.filter(pk=submission.pk).update(queued_at=queued_at)
+    return submission
+
+
+def test_a_run_waits_while_uploads_are_scored_and_the_sweep_sends_it_once_they_are(
+    waves, ada, monkeypatch, settings
+):
+    settings.CELERY_TASK_ALWAYS_EAGER = False  # (workers: the interval runs share a host)
+    sent, computed = [], []
+    monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: sent.append(args))
+    monkeypatch.setattr(
+        intervals, "compute_and_store",
+        lambda **kw: computed.append(kw) or intervals.Summary(entries=0, resampled="", updated=0),
+    )  # fmt: skip
+    now = AFTER
+    upload = _waiting_upload(waves, ada, queued_at=now - timedelta(seconds=3))
+    IntervalRun.objects.create(
+        dataset=waves, split="val", requested=3, computed=2, queued=True,
+        requested_at=now, computed_at=now - timedelta(seconds=30),
+    )  # fmt: skip
+    with time_machine.travel(now, tick=False):
+        assert interval_runs.scoring_busy(dataset_id=waves.pk, now=now)
+        assert not interval_runs.run(dataset_id=waves.pk, split="val")
+        assert computed == []
+        row = IntervalRun.objects.get(dataset=waves, split="val")
+        assert (row.queued, row.running_since, row.computed) == (False, None, 2)
+        assert interval_runs.sweep(now=now) == []  # (still scoring)
+        Submission.objects.filter(pk=upload.pk).update(status=Status.SCORED)
+        assert not interval_runs.scoring_busy(dataset_id=waves.pk, now=now)
+        assert interval_runs.sweep(now=now) == [(waves.pk, "val")]
+        assert sent == [(waves.pk, "val")]
+        assert interval_runs.run(dataset_id=waves.pk, split="val")
+    assert len(computed) == 1
+    assert IntervalRun.objects.get(dataset=waves, split="val").computed == 3
+
+
+def test_a_run_does_not_wait_for_scoring_beyond_its_bounds(waves, ada, monkeypatch, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: None)
+    monkeypatch.setattr(
+        intervals, "compute_and_store",
+        lambda **kw: intervals.Summary(entries=0, resampled="", updated=0),
+    )  # fmt: skip
+    now = AFTER
+    _waiting_upload(waves, ada, queued_at=now - timedelta(seconds=3))
+    # Never computed: the first intervals of a split do not wait.
+    IntervalRun.objects.create(dataset=waves, split="val", requested=1, queued=True)
+    # Computed longer than MAX_WAIT ago: a busy site's intervals lag by MAX_WAIT at most.
+    IntervalRun.objects.create(
+        dataset=waves, split="test", requested=2, computed=1, queued=True,
+        computed_at=now - interval_runs.MAX_WAIT - timedelta(seconds=1),
+    )  # fmt: skip
+    with time_machine.travel(now, tick=False):
+        assert interval_runs.run(dataset_id=waves.pk, split="val")
+        assert interval_runs.run(dataset_id=waves.pk, split="test")
+        # An upload stuck in the queue for longer than SCORING_WAIT holds nothing back.
+        later = now + interval_runs.SCORING_WAIT + timedelta(seconds=1)
+        assert not interval_runs.scoring_busy(dataset_id=waves.pk, now=later)
+    # Tasks run in-process (no worker to share a host with): nothing ever waits.
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    assert not interval_runs.scoring_busy(dataset_id=waves.pk, now=now)
+
+
+def test_uploads_to_another_challenge_hold_no_run_back(waves, ada, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    other = make_dataset(make_challenge(slug="other", title="Other"), "ripples")
+    _waiting_upload(other, ada, queued_at=AFTER - timedelta(seconds=3))
+    assert interval_runs.scoring_busy(dataset_id=other.pk, now=AFTER)
+    assert not interval_runs.scoring_busy(dataset_id=waves.pk, now=AFTER)
