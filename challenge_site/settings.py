@@ -662,8 +662,9 @@ CELERY_BEAT_SCHEDULE = {
     # Deletes zips of invalid submissions older than SUBMISSION_INVALID_ZIP_RETENTION_DAYS.
     "purge-invalid-zips": {"task": "submissions.purge_invalid_zips", "schedule": 3600.0},
     # Sends the runs of bootstrap intervals that were asked for and never made it, and
-    # those that waited for scoring once it is idle (leaderboard.interval_runs).
-    "sweep-intervals": {"task": "leaderboard.sweep_intervals", "schedule": 60.0},
+    # those that waited for scoring once it is idle (leaderboard.interval_runs: a rush's
+    # intervals follow it within seconds).
+    "sweep-intervals": {"task": "leaderboard.sweep_intervals", "schedule": 10.0},
     # Queues again the results e-mails whose task was lost (challenge_site.notifications).
     "resume-results-emails": {"task": "notifications.resume_results", "schedule": 300.0},
     # Sends the plots (and whole-board exports) asked for and left behind (a lost task,

@@ -11,9 +11,10 @@ tries to give such tasks back while Redis is down (seen in tests/stack/test_faul
 worker died is taken over after RUN_TIMEOUT, and the beat's sweep sends a run for any
 split left behind (a broker that was down, a lost task).
 
-Scoring comes first: while uploads are being scored a run waits (:func:`scoring_busy`),
-unless the split's intervals are older than MAX_WAIT. The request of the last entry
-scored, or the sweep (every minute) once scoring is idle, sends it again.
+Scoring comes first: while uploads to the challenge are being scored, or its entries'
+requests come in a burst (a deadline rush), a run waits (:func:`_waits`), unless the
+split's intervals are older than MAX_WAIT. The sweep (every 10 seconds) sends it once
+the burst is over and scoring idle; a lone entry's run never waits.
 """
 
 import logging
@@ -43,6 +44,10 @@ RUN_TIMEOUT = timedelta(minutes=15)
 # the split's intervals are older than MAX_WAIT.
 SCORING_WAIT = timedelta(minutes=10)
 MAX_WAIT = timedelta(minutes=2)
+# A burst of requests (scored entries): BURST or more since the last run, the latest less
+# than QUIET ago. The sweep (settings: every 10 s) sends its run once it is QUIET.
+BURST = 2
+QUIET = timedelta(seconds=3)
 TASK = "leaderboard.intervals"
 # The splits with leaderboards (services.SPLITS; not imported: services imports queries,
 # which the submissions app's services must not load at import time).
@@ -138,18 +143,28 @@ def scoring_busy(*, dataset_id: int, now: datetime) -> bool:
     ).exists()
 
 
+def _in_burst(*, now: datetime) -> Q:
+    """Rows whose requests come in a burst: BURST or more since the last run, the latest
+    less than QUIET ago (a deadline rush: each scored entry asks again)."""
+    return Q(requested__gte=F("computed") + BURST, requested_at__gt=now - QUIET)
+
+
 def _waits(dataset_id: int, split: str, *, now: datetime) -> bool:
-    """This run waits for scoring: scoring is busy and the split's intervals were computed
+    """This run waits for scoring: its requests come in a burst, or uploads to its
+    challenge are being scored (:func:`scoring_busy`), and its intervals were computed
     less than MAX_WAIT ago (a split never computed, or computed long ago, runs anyway:
     a busy site's intervals lag by MAX_WAIT at most). A run that waits hands its queue
-    back: the next request, or the sweep once scoring is idle, sends it again."""
-    if not scoring_busy(dataset_id=dataset_id, now=now):
+    back: the next request, or the sweep once the burst is over and scoring idle, sends
+    it again. With tasks run in-process nothing waits."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
         return False
-    waits = IntervalRun.objects.filter(
+    rows = IntervalRun.objects.filter(
         dataset_id=dataset_id, split=split, running_since__isnull=True,
         computed_at__gt=now - MAX_WAIT,
-    ).update(queued=False)  # fmt: skip
-    return bool(waits)
+    )  # fmt: skip
+    if not scoring_busy(dataset_id=dataset_id, now=now):
+        rows = rows.filter(_in_burst(now=now))
+    return bool(rows.update(queued=False))
 
 
 def run(*, dataset_id: int, split: str) -> bool:
@@ -195,16 +210,21 @@ def _release(dataset_id: int, split: str, generation: int, *, summary=None, seco
 
 def sweep(*, now: datetime) -> list[tuple[int, str]]:
     """Send a run for every split with requests left over and no run on its way since
-    RUN_TIMEOUT (a lost task, a broker that was down), and, once scoring is idle, for
-    every split whose run waited for it (requests left over, none queued or running)."""
+    RUN_TIMEOUT (a lost task, a broker that was down), and, once its burst is over and
+    its challenge's scoring idle, for every split whose run waited (requests left over,
+    none queued or running)."""
     stale = now - RUN_TIMEOUT
     behind = IntervalRun.objects.filter(requested__gt=F("computed"), requested_at__lt=stale).filter(
         Q(running_since__isnull=True) | Q(running_since__lt=stale)
     )
     splits = list(behind.values_list("dataset_id", "split"))
-    waited = IntervalRun.objects.filter(
-        requested__gt=F("computed"), queued=False, running_since__isnull=True
-    ).values_list("dataset_id", "split")
+    waited = (
+        IntervalRun.objects.filter(
+            requested__gt=F("computed"), queued=False, running_since__isnull=True
+        )
+        .exclude(_in_burst(now=now))
+        .values_list("dataset_id", "split")
+    )
     splits += [
         (dataset_id, split)
         for dataset_id, split in waited

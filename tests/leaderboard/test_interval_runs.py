@@ -153,3 +153,37 @@ def test_uploads_to_another_challenge_hold_no_run_back(waves, ada, settings):
     _waiting_upload(other, ada, queued_at=AFTER - timedelta(seconds=3))
     assert interval_runs.scoring_busy(dataset_id=other.pk, now=AFTER)
     assert not interval_runs.scoring_busy(dataset_id=waves.pk, now=AFTER)
+
+
+def test_a_burst_of_requests_waits_until_it_is_quiet_and_a_lone_request_never_waits(
+    waves, monkeypatch, settings
+):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    sent = []
+    monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: sent.append(args))
+    monkeypatch.setattr(
+        intervals, "compute_and_store",
+        lambda **kw: intervals.Summary(entries=0, resampled="", updated=0),
+    )  # fmt: skip
+    now = AFTER
+    computed = now - timedelta(seconds=20)
+    # A lone entry scored since the last run: its run goes at once.
+    IntervalRun.objects.create(
+        dataset=waves, split="val", requested=5, computed=4, queued=True,
+        requested_at=now, computed_at=computed,
+    )  # fmt: skip
+    # Three entries since the last run, the latest just now: a rush; its run waits.
+    IntervalRun.objects.create(
+        dataset=waves, split="test", requested=7, computed=4, queued=True,
+        requested_at=now - timedelta(seconds=1), computed_at=computed,
+    )  # fmt: skip
+    with time_machine.travel(now, tick=False):
+        assert interval_runs.run(dataset_id=waves.pk, split="val")
+        assert not interval_runs.run(dataset_id=waves.pk, split="test")
+        assert interval_runs.sweep(now=now) == []  # (not yet quiet)
+    quiet = now + interval_runs.QUIET
+    assert interval_runs.sweep(now=quiet) == [(waves.pk, "test")]
+    assert sent == [(waves.pk, "test")]
+    with time_machine.travel(quiet, tick=False):
+        assert interval_runs.run(dataset_id=waves.pk, split="test")
+    assert IntervalRun.objects.get(dataset=waves, split="test").computed == 7
