@@ -22,7 +22,6 @@ import time
 from datetime import datetime, timedelta
 from functools import partial
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q, Subquery
 from django.utils import timezone
@@ -133,7 +132,7 @@ def scoring_busy(*, dataset_id: int, now: datetime) -> bool:
     scoring workers a deadline rush is scored without them (issue 29). Never with tasks
     run in-process (there a run waits for nothing). Served by the scoring sweep's partial
     index (status IN (queued, running), queued_at): only the few rows waiting are joined."""
-    if settings.CELERY_TASK_ALWAYS_EAGER:
+    if celery_app.conf.task_always_eager:  # (the app's switch: tests set it too)
         return False
     challenge = Dataset.objects.filter(pk=dataset_id).values("challenge_id")
     return Submission.objects.filter(
@@ -156,7 +155,7 @@ def _waits(dataset_id: int, split: str, *, now: datetime) -> bool:
     a busy site's intervals lag by MAX_WAIT at most). A run that waits hands its queue
     back: the next request, or the sweep once the burst is over and scoring idle, sends
     it again. With tasks run in-process nothing waits."""
-    if settings.CELERY_TASK_ALWAYS_EAGER:
+    if celery_app.conf.task_always_eager:  # (the app's switch: tests set it too)
         return False
     rows = IntervalRun.objects.filter(
         dataset_id=dataset_id, split=split, running_since__isnull=True,

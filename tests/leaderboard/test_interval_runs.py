@@ -82,6 +82,11 @@ def test_a_request_during_a_run_is_computed_after_it_even_if_its_task_came_first
     assert (run.requested, run.computed, run.queued, run.running_since) == (2, 1, True, None)
 
 
+def _with_workers(monkeypatch):
+    """Tasks sent to workers, not run in-process (where nothing waits)."""
+    monkeypatch.setattr(interval_runs.celery_app.conf, "task_always_eager", False)
+
+
 def _waiting_upload(dataset, user, *, queued_at):
     submission = entry(dataset, user=user, created=queued_at, status=Status.QUEUED)
     Submission.objects.filter(pk=submission.pk).update(queued_at=queued_at)
@@ -89,9 +94,9 @@ def _waiting_upload(dataset, user, *, queued_at):
 
 
 def test_a_run_waits_while_uploads_are_scored_and_the_sweep_sends_it_once_they_are(
-    waves, ada, monkeypatch, settings
+    waves, ada, monkeypatch
 ):
-    settings.CELERY_TASK_ALWAYS_EAGER = False  # (workers: the interval runs share a host)
+    _with_workers(monkeypatch)  # (the interval runs share a host with scoring)
     sent, computed = [], []
     monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: sent.append(args))
     monkeypatch.setattr(
@@ -120,8 +125,8 @@ def test_a_run_waits_while_uploads_are_scored_and_the_sweep_sends_it_once_they_a
     assert IntervalRun.objects.get(dataset=waves, split="val").computed == 3
 
 
-def test_a_run_does_not_wait_for_scoring_beyond_its_bounds(waves, ada, monkeypatch, settings):
-    settings.CELERY_TASK_ALWAYS_EAGER = False
+def test_a_run_does_not_wait_for_scoring_beyond_its_bounds(waves, ada, monkeypatch):
+    _with_workers(monkeypatch)
     monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: None)
     monkeypatch.setattr(
         intervals, "compute_and_store",
@@ -143,12 +148,12 @@ def test_a_run_does_not_wait_for_scoring_beyond_its_bounds(waves, ada, monkeypat
         later = now + interval_runs.SCORING_WAIT + timedelta(seconds=1)
         assert not interval_runs.scoring_busy(dataset_id=waves.pk, now=later)
     # Tasks run in-process (no worker to share a host with): nothing ever waits.
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    monkeypatch.setattr(interval_runs.celery_app.conf, "task_always_eager", True)
     assert not interval_runs.scoring_busy(dataset_id=waves.pk, now=now)
 
 
-def test_uploads_to_another_challenge_hold_no_run_back(waves, ada, settings):
-    settings.CELERY_TASK_ALWAYS_EAGER = False
+def test_uploads_to_another_challenge_hold_no_run_back(waves, ada, monkeypatch):
+    _with_workers(monkeypatch)
     other = make_dataset(make_challenge(slug="other", title="Other"), "ripples")
     _waiting_upload(other, ada, queued_at=AFTER - timedelta(seconds=3))
     assert interval_runs.scoring_busy(dataset_id=other.pk, now=AFTER)
@@ -156,9 +161,9 @@ def test_uploads_to_another_challenge_hold_no_run_back(waves, ada, settings):
 
 
 def test_a_burst_of_requests_waits_until_it_is_quiet_and_a_lone_request_never_waits(
-    waves, monkeypatch, settings
+    waves, monkeypatch
 ):
-    settings.CELERY_TASK_ALWAYS_EAGER = False
+    _with_workers(monkeypatch)
     sent = []
     monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: sent.append(args))
     monkeypatch.setattr(
