@@ -126,13 +126,19 @@ def _claim(dataset_id: int, split: str, *, now: datetime) -> int | None:
         return row.requested
 
 
+def _in_process() -> bool:
+    """Tasks run in-process (the Celery app's switch, which the tests set too): then no
+    worker shares a host with scoring, and no run waits."""
+    return bool(celery_app.conf.task_always_eager)
+
+
 def scoring_busy(*, dataset_id: int, now: datetime) -> bool:
     """Some upload to the dataset's challenge queued in the last SCORING_WAIT is waiting for
     or under scoring: its interval runs then wait, so that on a host shared with the
     scoring workers a deadline rush is scored without them (issue 29). Never with tasks
     run in-process (there a run waits for nothing). Served by the scoring sweep's partial
     index (status IN (queued, running), queued_at): only the few rows waiting are joined."""
-    if celery_app.conf.task_always_eager:  # (the app's switch: tests set it too)
+    if _in_process():
         return False
     challenge = Dataset.objects.filter(pk=dataset_id).values("challenge_id")
     return Submission.objects.filter(
@@ -155,7 +161,7 @@ def _waits(dataset_id: int, split: str, *, now: datetime) -> bool:
     a busy site's intervals lag by MAX_WAIT at most). A run that waits hands its queue
     back: the next request, or the sweep once the burst is over and scoring idle, sends
     it again. With tasks run in-process nothing waits."""
-    if celery_app.conf.task_always_eager:  # (the app's switch: tests set it too)
+    if _in_process():
         return False
     rows = IntervalRun.objects.filter(
         dataset_id=dataset_id, split=split, running_since__isnull=True,

@@ -84,7 +84,7 @@ def test_a_request_during_a_run_is_computed_after_it_even_if_its_task_came_first
 
 def _with_workers(monkeypatch):
     """Tasks sent to workers, not run in-process (where nothing waits)."""
-    monkeypatch.setattr(interval_runs.celery_app.conf, "task_always_eager", False)
+    monkeypatch.setattr(interval_runs, "_in_process", lambda: False)
 
 
 def _waiting_upload(dataset, user, *, queued_at):
@@ -147,8 +147,11 @@ def test_a_run_does_not_wait_for_scoring_beyond_its_bounds(waves, ada, monkeypat
         # An upload stuck in the queue for longer than SCORING_WAIT holds nothing back.
         later = now + interval_runs.SCORING_WAIT + timedelta(seconds=1)
         assert not interval_runs.scoring_busy(dataset_id=waves.pk, now=later)
-    # Tasks run in-process (no worker to share a host with): nothing ever waits.
-    monkeypatch.setattr(interval_runs.celery_app.conf, "task_always_eager", True)
+    # Tasks run in-process (no worker to share a host with; the suite's database tests
+    # run them so, whatever the broker): nothing ever waits.
+    monkeypatch.undo()
+    assert interval_runs.celery_app.conf.task_always_eager
+    assert interval_runs._in_process()
     assert not interval_runs.scoring_busy(dataset_id=waves.pk, now=now)
 
 
