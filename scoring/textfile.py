@@ -140,11 +140,11 @@ def tables(
 
 class _ParsedAhead:
     """The blocks, each with the C parser's :class:`Table` of it (None: not parsed here,
-    or refused, for :func:`tokenize`'s other paths to read), the next blocks parsed on
-    other threads while the caller checks this one.
+    or refused, for :func:`tokenize`'s other paths to read), the next block parsed on
+    another thread (PARSE_THREADS) while the caller checks this one.
 
-    The C parser releases the GIL while it reads a block, so that on several cores a
-    large file's parsing overlaps its reading and checking (and the multiclass reader's
+    The C parser releases the GIL while it reads a block, so that on two cores a large
+    file's parsing overlaps its reading and checking (and the multiclass reader's
     normalising, itself on a thread of its own). Only the C parser runs there: it never
     reports a problem, so every message is still written by the calling thread, in the
     file's order. A file of one block never starts a thread.
