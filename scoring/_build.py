@@ -63,6 +63,10 @@ def build(verbose: bool = True) -> Path:
     command = [
         *shlex.split(cc),
         "-O3",
+        # No code here reads the floating-point exception flags, so operations may be
+        # taken as never trapping: a loop with a comparison or a select then vectorises
+        # (the values are IEEE's either way; only the unread flags could differ).
+        "-fno-trapping-math",
         "-shared",
         "-fPIC",
         "-std=c11",

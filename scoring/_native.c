@@ -742,27 +742,117 @@ done:
  * (there double-doubles lose digits: the caller takes the row exactly); returns the
  * count of such rows. scoring.multiclass_rows.normalise_numpy does the same operations
  * in the same order. The GIL is released. */
-/* One row of normalise_rows (see there): 1 when it holds a value below 2^-900. Loops over
- * the classes without a dependence between classes, so that they vectorise. */
+/* Each member's sum (Knuth's TwoSum in class order, no branch) as a double-double (sh, sl),
+ * for ``count`` rows of M x L at once (at most SUM_ROWS): every row's sum is one chain of
+ * dependent additions, so the rows are interleaved, their chains overlapping (one row at a
+ * time waits on each addition's latency: at L = 10 that was half of normalise_rows' time).
+ * Each row's operations and their order are those of one row alone. */
+#define SUM_ROWS 4
+#define RUN_ROWS 64 /* rows of normalise_rows taken as one run */
+CLONES("arch=x86-64-v3", "default") static void
+member_sums_dd(const double *restrict v, Py_ssize_t count, Py_ssize_t M, Py_ssize_t L,
+               double *restrict sh, double *restrict sl) {
+    for (Py_ssize_t m = 0; m < M; m++) {
+        double s[SUM_ROWS] = {0.0}, c[SUM_ROWS] = {0.0};
+        if (count == SUM_ROWS) {
+            for (Py_ssize_t k = 0; k < L; k++) {
+                for (int j = 0; j < SUM_ROWS; j++) {
+                    double x = v[(j * M + m) * L + k];
+                    double t = s[j] + x, back = t - s[j];
+                    c[j] += (s[j] - (t - back)) + (x - back);
+                    s[j] = t;
+                }
+            }
+        } else {
+            for (Py_ssize_t k = 0; k < L; k++) {
+                for (Py_ssize_t j = 0; j < count; j++) {
+                    double x = v[(j * M + m) * L + k];
+                    double t = s[j] + x, back = t - s[j];
+                    c[j] += (s[j] - (t - back)) + (x - back);
+                    s[j] = t;
+                }
+            }
+        }
+        for (Py_ssize_t j = 0; j < count; j++) {
+            double h = s[j] + c[j];
+            sh[j * M + m] = h;
+            sl[j * M + m] = c[j] - (h - s[j]);
+        }
+    }
+}
+
+/* p = the nearest double to each double-double hi[k] + lo[k] (rows of normalise_rows), into
+ * ``out``, and the side of p the exact value lies on into ``r`` (see normalise_rows); 1 when
+ * a p is below 2^-900 or a side is too small for a float32 even scaled (the row is then
+ * taken exactly). Selects, no branch, so that the loop vectorises (a division under a
+ * condition does not). */
+static inline int round_sides(const double *restrict hi, const double *restrict lo,
+                              Py_ssize_t L, double *restrict out, float *restrict r) {
+    int tiny = 0;
+    for (Py_ssize_t k = 0; k < L; k++) {
+        double h = hi[k] + lo[k], hl = lo[k] - (h - hi[k]);
+        double pk = h + hl, res = hl - (pk - h);
+        out[k] = pk;
+        /* (p = 0 only where h + hl is exactly 0: then res is 0 too) */
+        double scaled = res / (pk != 0.0 ? pk : 1.0) * 0x1p180;
+        scaled = pk != 0.0 ? scaled : 0.0;
+        /* (|scaled| <= 2^127 but where p is subnormal: such rows are taken exactly) */
+        scaled = scaled > 0x1p127 ? 0x1p127 : scaled;
+        scaled = scaled < -0x1p127 ? -0x1p127 : scaled;
+        float side = (float)scaled;
+        r[k] = side;
+        tiny |= ((pk > 0.0) & (pk < 0x1p-900)) | ((res != 0.0) & (side == 0.0f));
+    }
+    return tiny;
+}
+
+/* Rows of one member (M = 1) of normalise_rows, ``size`` values in all (whole rows), with
+ * each value's row sum (sh, sl) beside it: the values are taken as one run, so that the
+ * loop vectorises across rows as well as classes (a row of L = 10 alone leaves a third of
+ * its values to scalar code). The operations are normalise_row's for M = 1, in its order;
+ * ``flag`` is set per value (the caller joins a row's). */
+CLONES("arch=x86-64-v3", "default") static void
+normalise_run(const double *restrict x, Py_ssize_t size, const double *restrict sh,
+              const double *restrict sl, double *restrict out, float *restrict r,
+              double *restrict rest, int64_t *restrict flag) {
+    for (Py_ssize_t j = 0; j < size; j++) {
+        double s = sh[j], q = x[j] / s;
+        double e = (fma(-q, s, x[j]) - q * sl[j]) / s;
+        double h = q + e, hl = e - (h - q);
+        double pk = h + hl, res = hl - (pk - h);
+        out[j] = pk;
+        double scaled = res / (pk != 0.0 ? pk : 1.0) * 0x1p180;
+        scaled = pk != 0.0 ? scaled : 0.0;
+        scaled = scaled > 0x1p127 ? 0x1p127 : scaled;
+        scaled = scaled < -0x1p127 ? -0x1p127 : scaled;
+        r[j] = (float)scaled;
+        rest[j] = res;
+    }
+    /* (a loop of its own: with the float32 sides in the loop above, neither vectorises) */
+    for (Py_ssize_t j = 0; j < size; j++) {
+        flag[j] = ((x[j] > 0.0) & (x[j] < 0x1p-900)) | ((out[j] > 0.0) & (out[j] < 0x1p-900)) |
+                  ((rest[j] != 0.0) & (r[j] == 0.0f));
+    }
+}
+
+/* One row of normalise_rows (see there), its members' sums (sh, sl) given: 1 when it
+ * holds a value below 2^-900. Loops over the classes without a dependence between classes,
+ * so that they vectorise. */
 CLONES("arch=x86-64-v3", "default") static int
-normalise_row(const double *restrict row, Py_ssize_t M, Py_ssize_t L, double *restrict hi,
-              double *restrict lo, double *restrict out, float *restrict r) {
+normalise_row(const double *restrict row, Py_ssize_t M, Py_ssize_t L,
+              const double *restrict sums_hi, const double *restrict sums_lo,
+              double *restrict hi, double *restrict lo, double *restrict out,
+              float *restrict r) {
     int tiny = 0;
     for (Py_ssize_t m = 0; m < M; m++) {
         const double *restrict x = row + m * L;
-        double s = 0.0, c = 0.0;
-        for (Py_ssize_t k = 0; k < L; k++) {
-            double t = s + x[k], back = t - s; /* (Knuth's TwoSum: no branch) */
-            c += (s - (t - back)) + (x[k] - back);
-            s = t;
-            tiny |= (x[k] > 0.0) & (x[k] < 0x1p-900);
-        }
-        double sh = s + c, sl = c - (sh - s);
+        const double sh = sums_hi[m], sl = sums_lo[m];
         if (m == 0) {
             for (Py_ssize_t k = 0; k < L; k++) {
                 double q = x[k] / sh;
                 hi[k] = q;
                 lo[k] = (fma(-q, sh, x[k]) - q * sl) / sh;
+                tiny |= (x[k] > 0.0) & (x[k] < 0x1p-900);
             }
         } else {
             for (Py_ssize_t k = 0; k < L; k++) {
@@ -771,26 +861,21 @@ normalise_row(const double *restrict row, Py_ssize_t M, Py_ssize_t L, double *re
                 double t = hi[k] + q, back = t - hi[k];
                 lo[k] += ((hi[k] - (t - back)) + (q - back)) + e;
                 hi[k] = t;
+                tiny |= (x[k] > 0.0) & (x[k] < 0x1p-900);
             }
         }
+    }
+    if (M == 1) { /* (h/1 is h and the remainder 0: the same p and side, quicker) */
+        return tiny | round_sides(hi, lo, L, out, r);
     }
     const double members = (double)M;
     for (Py_ssize_t k = 0; k < L; k++) {
         double h = hi[k] + lo[k], hl = lo[k] - (h - hi[k]);
-        /* (M = 1: h/1 is h and the remainder 0, the same p and side, quicker) */
-        double q = M == 1 ? h : h / members;
-        double e = M == 1 ? hl : (fma(-q, members, h) + hl) / members;
-        double pk = q + e, res = e - (pk - q);
-        out[k] = pk;
-        double scaled = pk != 0.0 ? res / pk * 0x1p180 : 0.0;
-        /* (|scaled| <= 2^127 but where p is subnormal: such rows are taken exactly) */
-        scaled = scaled > 0x1p127 ? 0x1p127 : scaled;
-        scaled = scaled < -0x1p127 ? -0x1p127 : scaled;
-        float side = (float)scaled;
-        r[k] = side;
-        /* (a side too small for a float32 even scaled: the row is taken exactly) */
-        tiny |= ((pk > 0.0) & (pk < 0x1p-900)) | ((res != 0.0) & (side == 0.0f));
+        double q = h / members;
+        lo[k] = (fma(-q, members, h) + hl) / members;
+        hi[k] = q;
     }
+    return tiny | round_sides(hi, lo, L, out, r);
     return tiny;
 }
 
@@ -809,8 +894,12 @@ static PyObject *normalise_rows(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "normalise_rows: buffers of the wrong size");
         goto done;
     }
-    double *acc = PyMem_Calloc((size_t)(2 * L), sizeof(double));
-    if (!acc) {
+    double *acc = PyMem_Calloc((size_t)(2 * L + 2 * RUN_ROWS * M + 3 * RUN_ROWS * L),
+                               sizeof(double));
+    int64_t *flag = PyMem_Calloc((size_t)(RUN_ROWS * L), sizeof *flag);
+    if (!acc || !flag) {
+        PyMem_Free(acc);
+        PyMem_Free(flag);
         PyErr_NoMemory();
         goto done;
     }
@@ -820,13 +909,44 @@ static PyObject *normalise_rows(PyObject *self, PyObject *args) {
     uint8_t *flags = fb.buf;
     Py_ssize_t flagged = 0;
     Py_BEGIN_ALLOW_THREADS;
-    for (Py_ssize_t i = 0; i < rows; i++) {
-        flags[i] = (uint8_t)normalise_row(v + i * M * L, M, L, acc, acc + L, p + i * L,
-                                          resid + i * L);
-        flagged += flags[i];
+    double *sums_hi = acc + 2 * L, *sums_lo = sums_hi + RUN_ROWS * M;
+    double *each_hi = sums_lo + RUN_ROWS * M, *each_lo = each_hi + RUN_ROWS * L;
+    double *each_rest = each_lo + RUN_ROWS * L;
+    for (Py_ssize_t i = 0; i < rows; i += RUN_ROWS) {
+        Py_ssize_t count = rows - i < RUN_ROWS ? rows - i : RUN_ROWS;
+        for (Py_ssize_t j = 0; j < count; j += SUM_ROWS) {
+            member_sums_dd(v + (i + j) * M * L, count - j < SUM_ROWS ? count - j : SUM_ROWS, M,
+                           L, sums_hi + j * M, sums_lo + j * M);
+        }
+        if (M == 1) {
+            for (Py_ssize_t j = 0; j < count; j++) {
+                for (Py_ssize_t k = 0; k < L; k++) {
+                    each_hi[j * L + k] = sums_hi[j];
+                    each_lo[j * L + k] = sums_lo[j];
+                }
+            }
+            normalise_run(v + i * L, count * L, each_hi, each_lo, p + i * L, resid + i * L,
+                          each_rest, flag);
+            for (Py_ssize_t j = 0; j < count; j++) {
+                int64_t any = 0;
+                for (Py_ssize_t k = 0; k < L; k++) {
+                    any |= flag[j * L + k];
+                }
+                flags[i + j] = (uint8_t)any;
+                flagged += any;
+            }
+            continue;
+        }
+        for (Py_ssize_t j = 0; j < count; j++) {
+            flags[i + j] = (uint8_t)normalise_row(v + (i + j) * M * L, M, L, sums_hi + j * M,
+                                                  sums_lo + j * M, acc, acc + L,
+                                                  p + (i + j) * L, resid + (i + j) * L);
+            flagged += flags[i + j];
+        }
     }
     Py_END_ALLOW_THREADS;
     PyMem_Free(acc);
+    PyMem_Free(flag);
     result = PyLong_FromSsize_t(flagged);
 done:
     PyBuffer_Release(&vb);
@@ -880,7 +1000,8 @@ multiclass_run(const double *restrict p, const float *restrict resid,
                const int64_t *restrict labels, Py_ssize_t len, Py_ssize_t L, int n_bins, const double *restrict edges, int32_t *restrict predicted,
                double *restrict true_p, double *restrict rows, bin_cell *restrict top,
                int64_t *restrict top_correct, bin_cell *restrict cw, int64_t *restrict cw_hits,
-               int64_t *restrict counted) {
+               int64_t *restrict counted, double *restrict confidence,
+               float *restrict confidence_side) {
     int64_t errors = 0, one_hot = 0;
     for (Py_ssize_t i = 0; i < len; i++) {
         const double *row = p + i * L;
@@ -933,6 +1054,10 @@ multiclass_run(const double *restrict p, const float *restrict resid,
             c->count++;
         }
         double pt = row[y];
+        if (confidence) { /* (best: row[arg], equal doubles whichever the sides chose) */
+            confidence[i] = best;
+            confidence_side[i] = res ? res[arg] : 0.0f;
+        }
         predicted[i] = (int32_t)arg;
         true_p[i] = pt;
         rows[i] = sq;
@@ -958,18 +1083,31 @@ multiclass_run(const double *restrict p, const float *restrict resid,
  * n) each row's brier term, top (float64, n_bins x 3) per confidence bin the count, the
  * sum of the confidence and the correct count, classwise (float64, L x n_bins x 3) per
  * class and bin of p_k (the first bin [0, 1/B]) the count, the sum of p_k and the examples
- * of that class. Sums of floats are plain over RUN rows, then compensated. The GIL is
- * released while it runs. */
+ * of that class. Sums of floats are plain over RUN rows, then compensated. Optional, after
+ * resid: confidence (float64, n) each row's largest p and confidence_side (float32, n) the
+ * side of its exact value (resid's at the argmax; 0 without resid), the keys of the
+ * retention (spec §8), written while the row is at hand. The GIL is released while it
+ * runs. */
 static PyObject *multiclass_sums(PyObject *self, PyObject *args) {
-    Py_buffer pb, yb, predb, nllb, rowb, topb, cwb, rb = {0};
+    Py_buffer pb, yb, predb, nllb, rowb, topb, cwb, rb = {0}, confb = {0}, sideb = {0};
     Py_ssize_t n_classes;
     int n_bins;
-    PyObject *resid_obj = Py_None;
-    if (!PyArg_ParseTuple(args, "y*y*niw*w*w*w*w*|O", &pb, &yb, &n_classes, &n_bins, &predb,
-                          &nllb, &rowb, &topb, &cwb, &resid_obj)) {
+    PyObject *resid_obj = Py_None, *conf_obj = Py_None, *side_obj = Py_None;
+    if (!PyArg_ParseTuple(args, "y*y*niw*w*w*w*w*|OOO", &pb, &yb, &n_classes, &n_bins, &predb,
+                          &nllb, &rowb, &topb, &cwb, &resid_obj, &conf_obj, &side_obj)) {
         return NULL;
     }
-    if (resid_obj != Py_None && PyObject_GetBuffer(resid_obj, &rb, PyBUF_SIMPLE) < 0) {
+    if ((resid_obj != Py_None && PyObject_GetBuffer(resid_obj, &rb, PyBUF_SIMPLE) < 0) ||
+        (conf_obj != Py_None &&
+         PyObject_GetBuffer(conf_obj, &confb, PyBUF_SIMPLE | PyBUF_WRITABLE) < 0) ||
+        (side_obj != Py_None &&
+         PyObject_GetBuffer(side_obj, &sideb, PyBUF_SIMPLE | PyBUF_WRITABLE) < 0)) {
+        if (rb.buf) {
+            PyBuffer_Release(&rb);
+        }
+        if (confb.buf) {
+            PyBuffer_Release(&confb);
+        }
         PyBuffer_Release(&pb);
         PyBuffer_Release(&yb);
         PyBuffer_Release(&predb);
@@ -997,12 +1135,18 @@ static PyObject *multiclass_sums(PyObject *self, PyObject *args) {
         !aligned(&yb, sizeof(int64_t)) || !aligned(&predb, sizeof(int32_t)) ||
         !aligned(&nllb, sizeof(double)) || !aligned(&rowb, sizeof(double)) ||
         !aligned(&topb, sizeof(double)) || !aligned(&cwb, sizeof(double)) ||
-        (rb.buf && (rb.len != n * L * (Py_ssize_t)sizeof(float) || !aligned(&rb, sizeof(float))))) {
+        (rb.buf && (rb.len != n * L * (Py_ssize_t)sizeof(float) || !aligned(&rb, sizeof(float)))) ||
+        (!confb.buf != !sideb.buf) ||
+        (confb.buf && (confb.len != n * size || !aligned(&confb, sizeof(double)) ||
+                       sideb.len != n * (Py_ssize_t)sizeof(float) ||
+                       !aligned(&sideb, sizeof(float))))) {
         PyErr_SetString(PyExc_ValueError, "multiclass_sums: buffers of the wrong size");
         goto done;
     }
     const double *p = pb.buf;
     const float *resid = rb.buf;
+    double *confidence = confb.buf;
+    float *confidence_side = sideb.buf;
     const int64_t *labels = yb.buf;
     int32_t *predicted = predb.buf;
     double *nll = nllb.buf, *rows = rowb.buf, *top = topb.buf, *classwise = cwb.buf;
@@ -1028,7 +1172,8 @@ static PyObject *multiclass_sums(PyObject *self, PyObject *args) {
         Py_ssize_t len = start + RUN < n ? RUN : n - start;
         bad = multiclass_run(p + start * L, resid ? resid + start * L : NULL, labels + start, len, L, n_bins, edges,
                              predicted + start, nll + start, rows + start, top_cell, top_correct,
-                             cw_cell, cw_hits, counted);
+                             cw_cell, cw_hits, counted, confidence ? confidence + start : NULL,
+                             confidence_side ? confidence_side + start : NULL);
         if (bad) {
             break;
         }
@@ -1106,6 +1251,12 @@ done:
     PyBuffer_Release(&cwb);
     if (rb.buf) {
         PyBuffer_Release(&rb);
+    }
+    if (confb.buf) {
+        PyBuffer_Release(&confb);
+    }
+    if (sideb.buf) {
+        PyBuffer_Release(&sideb);
     }
     return result;
 }

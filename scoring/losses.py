@@ -9,6 +9,7 @@ rescore, for every earlier one, with no change to the site. Each task's module
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from collections.abc import Callable, Iterator
@@ -103,6 +104,9 @@ class Loss:
     applies: whether the loss exists under a dataset's options (``wis`` only with quantile
         levels, spec §8); None: always. A loss that does not apply is neither computed,
         nor stored, nor shown (:func:`losses_for` with options).
+    ahead: its (memoised) terms join the task's work ahead on a large file
+        (:meth:`TaskSpec.ahead`), computed on the second thread while the losses before
+        it run: a plug-in's terms, its own pass over the n rows.
     """
 
     name: str
@@ -118,6 +122,7 @@ class Loss:
     reference: str = ""
     description: str = ""
     applies: Callable[[ScoringOptions], bool] | None = field(default=None, repr=False)
+    ahead: bool = False
 
     def applies_under(self, options: ScoringOptions | None) -> bool:
         """Whether the loss applies under ``options`` (None: any options, so every loss)."""
@@ -205,8 +210,12 @@ def compute_scores(ctx: Context) -> dict[str, float | None]:
     are n/a for a non-probabilistic file."""
     point = ctx.is_point
     scores: dict[str, float | None] = {}
-    with _ahead([] if point else ctx.spec.ahead(ctx)):
-        for loss in losses_for(ctx.task, ctx.options):
+    losses = losses_for(ctx.task, ctx.options)
+    work = [] if point else ctx.spec.ahead(ctx)
+    if work:  # (a file the task works ahead on: the terms that may join it too)
+        work += [functools.partial(loss.terms, ctx) for loss in losses if loss.ahead]
+    with _ahead(work):
+        for loss in losses:
             value = None if point and loss.probabilistic else loss.compute(ctx)
             scores[loss.name] = None if value is None else float(value)
     return scores

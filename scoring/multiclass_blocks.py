@@ -36,6 +36,8 @@ class SummaryBlocks:
         self.classes, self.n_bins = classes, n_bins
         self.predicted = np.empty(n, dtype=np.int32)
         self.nll_terms, self.brier_rows = np.empty(n), np.empty(n)
+        # The retention's keys (spec §8), written by the kernel while each row is at hand.
+        self.confidence, self.confidence_sides = np.empty(n), np.empty(n, dtype=np.float32)
         self.top, self.classwise = Neumaier((n_bins, 3)), Neumaier((classes, n_bins, 3))
         self.nll: list[float] = []
         self.brier: list[float] = []
@@ -53,6 +55,7 @@ class SummaryBlocks:
         sums = self.native.multiclass_sums(
             probs, self.labels[rows], self.classes, self.n_bins, self.predicted[rows],
             self.nll_terms[rows], self.brier_rows[rows], top, classwise, resid,
+            self.confidence[rows], self.confidence_sides[rows],
         )  # fmt: skip
         if sums is None:  # (a row the kernel refuses: the whole-file path says what)
             self.ok = False
@@ -79,4 +82,5 @@ class SummaryBlocks:
             self.labels.size, self.classes, nll, math.fsum(self.brier), self.errors,
             self.point, self.top.value(), self.classwise.value(), self.predicted,
             self.nll_terms, self.brier_rows, self.labels,
+            confidence=self.confidence, confidence_sides=self.confidence_sides,
         )  # fmt: skip

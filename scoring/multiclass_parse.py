@@ -70,10 +70,15 @@ def read_multiclass(
     if checks.summary is not None and not checks.exact:  # (exact rows: decided apart)
         summary = checks.summary.finish()
     _accel.release_memory()  # (the blocks read, freed on two threads)
+    members, member_entropy = checks.members, checks.member_entropy
+    if members is None:  # (no ensemble row: every row one member, no member entropy)
+        n = checks.probs.shape[0]
+        members = np.broadcast_to(np.int32(1), (n,))
+        member_entropy = np.broadcast_to(np.float64(np.nan), (n,))
     return ClassRows(
         checks.probs,
-        checks.members,
-        checks.member_entropy,
+        members,
+        member_entropy,
         resid=checks.resid,
         exact=checks.exact,
         summary=summary,
@@ -148,8 +153,7 @@ class _Checks:
         self.probs = np.empty((n, self.classes))
         self.resid = np.zeros((n, self.classes), dtype=np.float32)
         self.exact = {}
-        self.members = np.ones(n, dtype=np.int32)
-        self.member_entropy = np.full(n, np.nan)
+        # (members and member_entropy: made at the first ensemble row, :meth:`_ensemble`)
         if self.labels is not None and self.labels.size == n:
             self.summary = SummaryBlocks(self.labels, self.classes)
 
@@ -185,6 +189,9 @@ class _Checks:
 
     def _ensemble(self, v: np.ndarray, sums: np.ndarray, where) -> None:
         if v.shape[1] > 1:
+            if self.members is None:  # (the first ensemble row; one thread writes rows)
+                self.members = np.ones(self.n, dtype=np.int32)
+                self.member_entropy = np.full(self.n, np.nan)
             self.members[where] = v.shape[1]
             self.member_entropy[where] = entropy_of_checked(v / sums[:, :, None]).mean(axis=1)
 

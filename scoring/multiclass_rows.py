@@ -35,7 +35,8 @@ class ClassRows:
     normalised by its own sum, the members averaged). ``members``: n int32, 1 for a row
     of L numbers, M for an ensemble row of M·L. ``member_entropy``: n float64, the mean
     of the members' entropies (1/M) Σ_m H(p_i^m) in nats for ensemble rows, NaN for
-    single rows (the data uncertainty of spec §7).
+    single rows (the data uncertainty of spec §7). A file without ensemble rows gets both
+    as read-only views of one value (no n-long arrays written for nothing).
     """
 
     probs: np.ndarray

@@ -95,6 +95,9 @@ class MulticlassSummary:
     bin (m/B, (m+1)/B] the count, Σ c_i and Σ a_i. ``classwise`` (L × B × 3): per class k
     and bin of p_ik (the first bin [0, 1/B]) the count, Σ p_ik and #{y_i = k}. Per example:
     ``predicted`` ŷ_i, ``nll_terms`` −ln p_i,y_i, ``brier_rows``; ``labels`` y_i (int64).
+    ``confidence`` c_i and ``confidence_sides`` (float32) the side of its exact value
+    (ClassRows.resid at ŷ_i) when the summary was summed as the file was read
+    (scoring.multiclass_blocks); None: taken from the rows when needed.
     """
 
     n: int
@@ -109,6 +112,8 @@ class MulticlassSummary:
     nll_terms: np.ndarray = field(repr=False)
     brier_rows: np.ndarray = field(repr=False)
     labels: np.ndarray = field(repr=False)
+    confidence: np.ndarray | None = field(default=None, repr=False)
+    confidence_sides: np.ndarray | None = field(default=None, repr=False)
 
     def nlp(self, base: float = math.e) -> float:
         """−(1/n) Σ log_b p_i,y_i."""

@@ -217,6 +217,7 @@ def register_loss(
         probabilistic=bool(probabilistic),
         compute=lambda ctx: mean_of(plugin_terms(ctx)),
         terms=plugin_terms,
+        ahead=True,  # (memoised: on a large file, computed beside the built-in losses)
         reference=reference,
         description=f"The mean of per-example terms from {origin}.",
     )

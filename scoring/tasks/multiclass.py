@@ -165,14 +165,19 @@ class MulticlassClassification(TaskSpec):
         found = summary(ctx)
         rows = ctx.multiclass
         predicted = found.predicted
-        # Row i's predicted class in the flat n × L arrays (one gather each, no 2-D index).
-        flat = np.arange(0, found.n * rows.classes, rows.classes) + predicted
-        side = np.zeros(found.n) if rows.resid is None else rows.resid.ravel()[flat]
+        if found.confidence is not None:  # (written as the file was read)
+            confidence, side = found.confidence, found.confidence_sides.astype(np.float64)
+        else:
+            # Row i's predicted class in the flat n × L arrays (one gather each, no 2-D
+            # index).
+            flat = np.arange(0, found.n * rows.classes, rows.classes) + predicted
+            side = np.zeros(found.n) if rows.resid is None else rows.resid.ravel()[flat]
+            side = side.astype(np.float64)
+            confidence = rows.probs.ravel()[flat]
         # The double-double normalisation leaves sides of about 2^-106 relative where the
         # exact value is the double itself (three uniform members and a one-hot one: 0.5
         # exactly): below its accuracy a side is no evidence, and equal values must tie.
-        side = np.where(np.abs(side) < selective.SIDE_NOISE, 0.0, side.astype(np.float64))
-        confidence = rows.probs.ravel()[flat]
+        side[np.abs(side) < selective.SIDE_NOISE] = 0.0
         for i, values in (rows.exact or {}).items():
             # Rows holding values below 2^-900 are known exactly (no double-double noise):
             # their side is the exact one, however small (1e-300 apart is not a tie).

@@ -284,6 +284,40 @@ def test_a_large_multiclass_file_s_retention_is_computed_ahead_with_the_same_sco
     assert not math.isnan(ahead.scores["rauc"])
 
 
+def test_a_plug_in_s_terms_join_the_work_ahead_of_a_large_file(monkeypatch):
+    import threading
+
+    from scoring import plugins
+
+    seen = []
+
+    def terms(view):
+        seen.append(threading.current_thread())
+        p_true = view.probs[np.arange(view.targets.size), view.targets.astype(np.intp)]
+        return -np.log(np.maximum(p_true, 0.5))
+
+    saved = dict(LOSSES), dict(plugins.PLUGINS)
+    try:
+        plugins.register_loss(
+            "halflog", task="multiclass", title="Half log", reference="a test", terms=terms
+        )
+        ahead = _large_multiclass_evaluation()
+        assert len(seen) == 1 and seen[0] is not threading.main_thread()
+        small = _large_multiclass_evaluation(n=2_000)  # (too small to work ahead)
+        assert seen[1:] == [threading.main_thread()]
+    finally:
+        LOSSES.clear()
+        LOSSES.update(saved[0])
+        plugins.PLUGINS.clear()
+        plugins.PLUGINS.update(saved[1])
+    rows = ahead.context.multiclass
+    expected = -np.log(
+        np.maximum(rows.probs[np.arange(rows.n), ahead.context.targets.astype(int)], 0.5)
+    )
+    assert ahead.scores["halflog"] == pytest.approx(expected.mean(), rel=1e-12)
+    assert "halflog" in small.scores
+
+
 def test_memo_computes_once_across_threads_and_again_after_an_error():
     import threading
     import time

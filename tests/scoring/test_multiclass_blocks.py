@@ -52,6 +52,35 @@ def test_the_summary_summed_while_reading_is_the_whole_files(n, classes, members
     )
 
 
+def test_the_retention_keys_written_while_reading_are_those_gathered_from_the_rows():
+    """The kernel writes each row's confidence and its side as the row is summed; they
+    equal the gathers from the n × L rows, ties at the top (decided by the sides) too."""
+    import dataclasses
+
+    from scoring.tasks.multiclass import MulticlassClassification
+
+    rng = np.random.default_rng(11)
+    n, classes = 200_000, 5
+    probs = rng.dirichlet(np.full(classes, 0.5), size=n)
+    probs[::7, :2] = probs[::7, :2].sum(axis=1, keepdims=True) / 2  # a tie at the top, often
+    lines = "\n".join(" ".join(f"{x:.6g}" for x in row) for row in probs)
+    y = rng.integers(0, classes, n)
+    options = scoring.ScoringOptions(classes=classes)
+    result = scoring.evaluate(
+        (lines + "\n").encode(), _targets(y), task="multiclass", options=options
+    )
+    ctx, spec = result.context, MulticlassClassification()
+    found = ctx.multiclass.summary
+    assert found is not None and found.confidence is not None
+    errors, (confidence, sides), _ = spec.retention_inputs(ctx)
+    gathered = dataclasses.replace(found, confidence=None, confidence_sides=None)
+    rows = dataclasses.replace(ctx.multiclass, summary=gathered)
+    again = spec.retention_inputs(spec.context(ctx.targets, options, None, rows))
+    assert np.array_equal(errors, again[0])
+    assert np.array_equal(confidence, again[1][0]) and np.array_equal(sides, again[1][1])
+    assert np.count_nonzero(sides) > n // 2  # (the sides are there to compare)
+
+
 def test_rows_written_out_of_order_or_decided_exactly_are_summed_from_the_whole_file():
     rng = np.random.default_rng(3)
     data, y = _file(rng, 2_000, 3)

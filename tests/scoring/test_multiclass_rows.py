@@ -100,6 +100,27 @@ def test_normalise_rounds_the_exact_values_once_on_both_paths(members, no_native
     assert probs[1, 0] == 5 / 15 and resid[1, 0] > 0  # 1/3, above the double 5/15
 
 
+@pytest.mark.parametrize("members", [1, 2])
+def test_rows_below_2_to_the_minus_900_are_flagged_wherever_they_fall_on_both_paths(
+    members, no_native
+):
+    """The C kernel takes single rows in runs of 64 and sums four at once: a tiny value in
+    the first, last and any row of a run, and in a short last run, is still flagged."""
+    rng = np.random.default_rng(members)
+    v = rng.dirichlet(np.ones(6), size=(301, members))
+    tiny_rows = [0, 3, 4, 63, 64, 127, 200, 300]
+    for i in tiny_rows:
+        v[i, -1, i % 6] = 2.0**-950
+    got = []
+    for switch in (contextlib.nullcontext, no_native):
+        probs, resid = np.empty((301, 6)), np.empty((301, 6), dtype=np.float32)
+        with switch():
+            exact = normalise(v, probs, resid)
+        got.append((sorted(exact), probs, resid))
+    assert got[0][0] == got[1][0] == tiny_rows
+    assert np.array_equal(got[0][1], got[1][1]) and np.array_equal(got[0][2], got[1][2])
+
+
 def test_rows_with_subnormal_values_are_kept_exactly():
     v = np.array([[[5e-324, 1.0], [0.0, 1.0]], [[0.5, 0.5], [0.5, 0.5]]])
     probs, resid = np.empty((2, 2)), np.empty((2, 2), dtype=np.float32)
