@@ -228,3 +228,23 @@ def test_a_new_k_moves_the_generation_once(beta, participant, submit_zip):
     assert Dataset.objects.get(pk=beta.pk).generation == generation + 1
     kept, recomputed = _kept_and_recomputed(beta)
     assert kept == recomputed
+
+
+def test_whether_finals_are_in_force_is_read_from_their_partial_index(beta):
+    """finals.in_force asks at every results page and final board whether any entry of the
+    dataset is final: answered from submission_final_idx (the few chosen entries), never by
+    a scan of the dataset's submissions (0.1 s at a million, where none was final)."""
+    from django.db import connection, transaction
+
+    assert "submission_final_idx" in {index.name for index in Submission._meta.indexes}
+    query = Submission.objects.filter(dataset=beta, final=True).query.exists()
+    sql, params = query.get_compiler(connection=connection).as_sql()
+    with transaction.atomic(), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # (a few test rows would make a sequential scan cheapest)
+            cursor.execute("SET LOCAL enable_seqscan = off")
+            cursor.execute("EXPLAIN " + sql, params)
+        else:
+            cursor.execute("EXPLAIN QUERY PLAN " + sql, params)
+        text = " ".join(str(part) for row in cursor.fetchall() for part in row)
+    assert "submission_final_idx" in text, text
