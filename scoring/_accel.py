@@ -50,6 +50,13 @@ def release_memory() -> None:
         _built.release_memory()
 
 
+def populate(array) -> bool:
+    """Make the whole pages of a writable array resident now (the C extension's Linux
+    MADV_POPULATE_WRITE; nothing changes in them); False where it cannot (no extension,
+    another system, an array of less than a page): its pages are faulted as written."""
+    return _built is not None and _enabled and bool(_built.populate(array))
+
+
 # numpy's switch for its huge-page advice (private, documented in numpy's release notes;
 # absent from some builds: then nothing is switched).
 try:

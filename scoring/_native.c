@@ -29,6 +29,10 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#if defined(__linux__)
+#include <sys/mman.h> /* madvise (populate) */
+#include <unistd.h>   /* sysconf */
+#endif
 
 #include "_pow10.h" /* POW10_MIN, POW10_MAX, pow10_table[][2] = {lo, hi} */
 
@@ -1001,7 +1005,7 @@ multiclass_run(const double *restrict p, const float *restrict resid,
                double *restrict true_p, double *restrict rows, bin_cell *restrict top,
                int64_t *restrict top_correct, bin_cell *restrict cw, int64_t *restrict cw_hits,
                int64_t *restrict counted, double *restrict confidence,
-               float *restrict confidence_side) {
+               float *restrict confidence_side, int32_t *restrict bins) {
     int64_t errors = 0, one_hot = 0;
     for (Py_ssize_t i = 0; i < len; i++) {
         const double *row = p + i * L;
@@ -1047,9 +1051,19 @@ multiclass_run(const double *restrict p, const float *restrict resid,
                 zeros -= (row[k] == 0.0) & (res[k] != 0.0f);
             }
         }
+        /* Every p_k's bin: floor(p_k * B) in a loop that vectorises, marked -1 where p_k is
+         * next to an edge (value_bin's test), which exact_bin then decides (an exact edge,
+         * where the side may move it, is next to one). */
+        for (Py_ssize_t k = 0; k < L; k++) {
+            double scaled = row[k] * n_bins;
+            int32_t m = (int32_t)scaled;
+            double frac = scaled - (double)m;
+            bins[k] = (frac < 1.0 - 1e-9) & ((frac > 1e-9) | (m == 0)) ? m : -1;
+        }
         for (Py_ssize_t k = 0; k < L; k++) {
             double x = row[k];
-            bin_cell *c = cw + k * n_bins + exact_bin(x, res, k, n_bins, edges);
+            int m = bins[k] >= 0 ? bins[k] : exact_bin(x, res, k, n_bins, edges);
+            bin_cell *c = cw + k * n_bins + m;
             c->sum += x;
             c->count++;
         }
@@ -1122,6 +1136,7 @@ static PyObject *multiclass_sums(PyObject *self, PyObject *args) {
     bin_cell *top_cell = NULL, *cw_cell = NULL;
     fsum *top_sum = NULL, *cw_sum = NULL;
     int64_t *top_correct = NULL, *cw_hits = NULL;
+    int32_t *bins = NULL; /* (a row's bins, scratch) */
     const Py_ssize_t n = yb.len / (Py_ssize_t)sizeof(int64_t), L = n_classes;
     const Py_ssize_t cells = n_classes * n_bins, size = (Py_ssize_t)sizeof(double);
     if (n_bins < 1 || n_bins > MAX_ECE_BINS || n_classes < 1 || n_classes > (1 << 20)) {
@@ -1157,7 +1172,9 @@ static PyObject *multiclass_sums(PyObject *self, PyObject *args) {
     cw_cell = PyMem_Calloc((size_t)cells, sizeof *cw_cell);
     cw_sum = PyMem_Calloc((size_t)cells, sizeof *cw_sum);
     cw_hits = PyMem_Calloc((size_t)cells, sizeof *cw_hits);
-    if (!edges || !top_cell || !top_sum || !top_correct || !cw_cell || !cw_sum || !cw_hits) {
+    bins = PyMem_Calloc((size_t)L, sizeof *bins);
+    if (!edges || !top_cell || !top_sum || !top_correct || !cw_cell || !cw_sum || !cw_hits ||
+        !bins) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1173,7 +1190,7 @@ static PyObject *multiclass_sums(PyObject *self, PyObject *args) {
         bad = multiclass_run(p + start * L, resid ? resid + start * L : NULL, labels + start, len, L, n_bins, edges,
                              predicted + start, nll + start, rows + start, top_cell, top_correct,
                              cw_cell, cw_hits, counted, confidence ? confidence + start : NULL,
-                             confidence_side ? confidence_side + start : NULL);
+                             confidence_side ? confidence_side + start : NULL, bins);
         if (bad) {
             break;
         }
@@ -1242,6 +1259,7 @@ done:
     PyMem_Free(cw_cell);
     PyMem_Free(cw_sum);
     PyMem_Free(cw_hits);
+    PyMem_Free(bins);
     PyBuffer_Release(&pb);
     PyBuffer_Release(&yb);
     PyBuffer_Release(&predb);
@@ -2114,6 +2132,33 @@ static PyObject *release_memory(PyObject *self, PyObject *args) {
 #endif
 }
 
+/* populate(buffer) -> bool: the pages wholly inside a writable buffer (an array about to be
+ * written) made resident now, in one call (Linux's MADV_POPULATE_WRITE: no page's content
+ * changes, so it is safe beside a thread writing the same pages); a first write to each
+ * page would otherwise take one fault per page on the writing thread. False where the
+ * system cannot (an older kernel, another system): the pages are then faulted as written. */
+static PyObject *populate(PyObject *self, PyObject *args) {
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "w*", &b)) {
+        return NULL;
+    }
+    int done = 0;
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = ((uintptr_t)b.buf + page - 1) / page * page;
+    uintptr_t stop = ((uintptr_t)b.buf + (uintptr_t)b.len) / page * page;
+    if (page > 0 && stop > start) {
+        int failed;
+        Py_BEGIN_ALLOW_THREADS;
+        failed = madvise((void *)start, stop - start, MADV_POPULATE_WRITE);
+        Py_END_ALLOW_THREADS;
+        done = !failed;
+    }
+#endif
+    PyBuffer_Release(&b);
+    return PyBool_FromLong(done);
+}
+
 static PyMethodDef methods[] = {
     {"parse_block", parse_block, METH_VARARGS,
      "parse_block(block, values, counts, max_numbers) -> (numbers, lines) or None"},
@@ -2130,6 +2175,8 @@ static PyMethodDef methods[] = {
      "normalise_rows(values, M, L, probs, resid, flags): members over their sums, averaged"},
     {"columns_copy", columns_copy, METH_VARARGS,
      "columns_copy(probs, k, count, first, second): columns k.. of an n x L buffer into both"},
+    {"populate", populate, METH_VARARGS,
+     "populate(buffer) -> bool: the buffer's whole pages made resident (MADV_POPULATE_WRITE)"},
     {"release_memory", release_memory, METH_NOARGS,
      "release_memory() -> bool: freed memory back to the system (glibc's malloc_trim)"},
     {"sorted_runs", sorted_runs, METH_VARARGS,

@@ -135,6 +135,7 @@ def _evaluate(
     target_options = options
     if spec is not None:
         target_options = spec.resolve_options(predictions, options, path=predictions_path)
+    checked = False  # (the targets meet the task's rules: its reader said so)
     if isinstance(targets, np.ndarray):
         t = targets.astype(np.float64, copy=False)
     else:
@@ -145,6 +146,7 @@ def _evaluate(
                 task=None if spec is None else spec.name,
                 options=target_options,
             )
+            checked = spec is not None
         except ScoringError as error:
             raise _with_prediction_problems(
                 error, predictions, path=predictions_path, spec=spec, options=options
@@ -155,7 +157,7 @@ def _evaluate(
     if spec is None:
         spec, prediction = _infer(predictions, t, reader, options)
     else:
-        if (message := spec.target_error(t, target_options)) is not None:
+        if not checked and (message := spec.target_error(t, target_options)) is not None:
             raise ValueError(f"{targets_path}: {message}")
         prediction = spec.read_fast(predictions, t.size, options)
     if prediction is None:

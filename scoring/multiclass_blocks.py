@@ -69,6 +69,19 @@ class SummaryBlocks:
         self.classwise.add(classwise)
         self.covered += stop - start
 
+    def rows_of(self, rows: slice) -> tuple[np.ndarray, ...]:
+        """The arrays :meth:`add` writes for ``rows`` (to be made resident beforehand)."""
+        return tuple(
+            array[rows]
+            for array in (
+                self.predicted,
+                self.nll_terms,
+                self.brier_rows,
+                self.confidence,
+                self.confidence_sides,
+            )
+        )
+
     def abandon(self) -> None:
         """The summary will come from the whole file instead."""
         self.ok = False

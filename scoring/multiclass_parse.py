@@ -111,12 +111,15 @@ def _read(source, *, path, n, options, reader, keep, labels=None) -> _Checks:
 
 
 def _touch(*arrays: np.ndarray) -> None:
-    """Write a zero into every 4 KiB page of each array (C order rows, about to be
-    overwritten): the kernel's first-touch work (a fault, zeroing the page) is then done by
-    the calling thread rather than by the one that writes the rows."""
+    """Make the pages of each array (C order rows, about to be written by the second
+    thread, which is not writing them yet) resident: the kernel's first-touch work (a fault,
+    zeroing the page) is then done by the calling thread, otherwise idle, rather than by
+    the one that writes the rows. In one call per array where the system can
+    (scoring._accel.populate), else by writing a zero into every 4 KiB page."""
     for array in arrays:
-        flat = array.reshape(-1)
-        flat[:: max(1, 4096 // array.itemsize)] = 0
+        if not _accel.populate(array):
+            flat = array.reshape(-1)
+            flat[:: max(1, 4096 // array.itemsize)] = 0
 
 
 class _Checks:
@@ -200,10 +203,12 @@ class _Checks:
         on the second thread when the file is large (the same operations, so the same
         values)."""
         large = self.n * self.classes >= THREADED_SIZE
-        if self._pending is not None and not self._pending.done():
-            # The second thread is behind: while this one would wait for it, it takes the
-            # first touch of the pages that thread is to write next.
+        if self._pending is not None:
+            # While this thread would wait for the second one, it takes the first touch of
+            # the pages that thread is to write next (this block's rows and their sums).
             _touch(self.probs[where], self.resid[where])
+            if self.summary is not None:
+                _touch(*self.summary.rows_of(where))
         self.drain()
         if self._pool is None and large and not self._serial and _cpus() > 1:
             self._pool = ThreadPoolExecutor(1)

@@ -59,3 +59,26 @@ def test_evaluate_runs_without_huge_page_advice(monkeypatch):
     monkeypatch.setitem(scoring.evaluate.__globals__, "_evaluate", spy)
     result = scoring.evaluate(b"0.9\n0.2\n", b"1\n-1\n")
     assert seen == [False] and result.n == 2
+
+
+def test_populate_makes_an_array_s_pages_resident_without_changing_them(no_native):
+    import resource
+    import sys
+
+    import numpy as np
+
+    written = np.arange(4 << 20, dtype=np.float64)
+    before = written.copy()
+    _accel.populate(written)
+    assert np.array_equal(written, before)  # (no page's content changes)
+    assert not _accel.populate(np.empty(3))  # (no whole page)
+    with no_native():
+        assert not _accel.populate(np.empty(8 << 20))
+    if not sys.platform.startswith("linux"):
+        return
+    with _accel.small_pages():
+        fresh = np.empty(8 << 20)  # 64 MiB of 4 KiB pages, never touched
+    assert _accel.populate(fresh)
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    fresh[:] = 1.0  # (16,384 faults without it)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults < 100
