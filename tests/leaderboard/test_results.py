@@ -212,3 +212,27 @@ def test_the_baseline_s_rank_below_is_counted_once_per_generation(
     add_entry(catalysis, user=ada, created=at(20), test=cls(0.32, 0.3))  # ahead of it
     assert "… 14 Baseline baseline 0.33" in page_text(Client().get(RESULTS))
     assert len(calls) == 2
+
+
+def test_whether_the_point_table_is_shown_is_decided_once_per_generation(
+    published, challenge, ada, monkeypatch
+):
+    """Whether some entry is point-only reads the split's n/a scores, work that grows with
+    the board: kept until the board's listed scores change, then read again, so that the
+    first point-only entry brings its table at once."""
+    from challenge_site.leaderboard import queries
+
+    calls = []
+    found = queries.has_point_only_entries
+    monkeypatch.setattr(
+        queries, "has_point_only_entries", lambda board: calls.append(1) or found(board)
+    )
+    gaze = make_dataset(challenge, "gaze", task="regression")
+    add_entry(gaze, user=ada, created=at(0), test=reg(-1.5, 0.05), method="GP")
+    for _ in range(3):
+        assert "by nmse" not in page_text(Client().get(RESULTS))
+    assert len(calls) == 1
+    add_entry(gaze, user=ada, created=at(2), test=point_only_reg(1e-4), method="Point")
+    point_table = page_text(Client().get(RESULTS)).split("best 10 test entries by nmse")[1]
+    assert "1 < Point point predictions 0.0001" in point_table
+    assert len(calls) == 2
