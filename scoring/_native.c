@@ -785,11 +785,22 @@ member_sums_dd(const double *restrict v, Py_ssize_t count, Py_ssize_t M, Py_ssiz
     }
 }
 
+/* The side of p the exact value p + res lies on, as normalise_rows keeps it: res / p scaled
+ * by 2^180 and clamped to +-2^127 (0 where p is 0, which happens only where p + res is
+ * exactly 0, so res is 0 too; beyond the clamp p is subnormal and the row is taken
+ * exactly). Selects, no branch, so that the loops calling it vectorise (a division under a
+ * condition does not). */
+static inline __attribute__((always_inline)) double scaled_side(double pk, double res) {
+    double scaled = res / (pk != 0.0 ? pk : 1.0) * 0x1p180;
+    scaled = pk != 0.0 ? scaled : 0.0;
+    scaled = scaled > 0x1p127 ? 0x1p127 : scaled;
+    return scaled < -0x1p127 ? -0x1p127 : scaled;
+}
+
 /* p = the nearest double to each double-double hi[k] + lo[k] (rows of normalise_rows), into
  * ``out``, and the side of p the exact value lies on into ``r`` (see normalise_rows); 1 when
  * a p is below 2^-900 or a side is too small for a float32 even scaled (the row is then
- * taken exactly). Selects, no branch, so that the loop vectorises (a division under a
- * condition does not). */
+ * taken exactly). */
 static inline int round_sides(const double *restrict hi, const double *restrict lo,
                               Py_ssize_t L, double *restrict out, float *restrict r) {
     int tiny = 0;
@@ -797,13 +808,7 @@ static inline int round_sides(const double *restrict hi, const double *restrict 
         double h = hi[k] + lo[k], hl = lo[k] - (h - hi[k]);
         double pk = h + hl, res = hl - (pk - h);
         out[k] = pk;
-        /* (p = 0 only where h + hl is exactly 0: then res is 0 too) */
-        double scaled = res / (pk != 0.0 ? pk : 1.0) * 0x1p180;
-        scaled = pk != 0.0 ? scaled : 0.0;
-        /* (|scaled| <= 2^127 but where p is subnormal: such rows are taken exactly) */
-        scaled = scaled > 0x1p127 ? 0x1p127 : scaled;
-        scaled = scaled < -0x1p127 ? -0x1p127 : scaled;
-        float side = (float)scaled;
+        float side = (float)scaled_side(pk, res);
         r[k] = side;
         tiny |= ((pk > 0.0) & (pk < 0x1p-900)) | ((res != 0.0) & (side == 0.0f));
     }
@@ -825,11 +830,7 @@ normalise_run(const double *restrict x, Py_ssize_t size, const double *restrict 
         double h = q + e, hl = e - (h - q);
         double pk = h + hl, res = hl - (pk - h);
         out[j] = pk;
-        double scaled = res / (pk != 0.0 ? pk : 1.0) * 0x1p180;
-        scaled = pk != 0.0 ? scaled : 0.0;
-        scaled = scaled > 0x1p127 ? 0x1p127 : scaled;
-        scaled = scaled < -0x1p127 ? -0x1p127 : scaled;
-        r[j] = (float)scaled;
+        r[j] = (float)scaled_side(pk, res);
         rest[j] = res;
     }
     /* (a loop of its own: with the float32 sides in the loop above, neither vectorises) */
