@@ -746,6 +746,14 @@ done:
  * (there double-doubles lose digits: the caller takes the row exactly); returns the
  * count of such rows. scoring.multiclass_rows.normalise_numpy does the same operations
  * in the same order. The GIL is released. */
+/* Knuth's TwoSum: the rounding error of each addition kept in ``carry``, without a branch
+ * (fsum_add's comparison costs a misprediction per term in a hot loop). */
+static inline void two_sum_add(fsum *a, double x) {
+    double t = a->sum + x, back = t - a->sum;
+    a->carry += (a->sum - (t - back)) + (x - back);
+    a->sum = t;
+}
+
 /* Each member's sum (Knuth's TwoSum in class order, no branch) as a double-double (sh, sl),
  * for ``count`` rows of M x L at once (at most SUM_ROWS): every row's sum is one chain of
  * dependent additions, so the rows are interleaved, their chains overlapping (one row at a
@@ -757,30 +765,24 @@ CLONES("arch=x86-64-v3", "default") static void
 member_sums_dd(const double *restrict v, Py_ssize_t count, Py_ssize_t M, Py_ssize_t L,
                double *restrict sh, double *restrict sl) {
     for (Py_ssize_t m = 0; m < M; m++) {
-        double s[SUM_ROWS] = {0.0}, c[SUM_ROWS] = {0.0};
-        if (count == SUM_ROWS) {
+        fsum s[SUM_ROWS] = {{0.0, 0.0}};
+        if (count == SUM_ROWS) { /* (a constant count: the rows' chains unrolled) */
             for (Py_ssize_t k = 0; k < L; k++) {
                 for (int j = 0; j < SUM_ROWS; j++) {
-                    double x = v[(j * M + m) * L + k];
-                    double t = s[j] + x, back = t - s[j];
-                    c[j] += (s[j] - (t - back)) + (x - back);
-                    s[j] = t;
+                    two_sum_add(&s[j], v[(j * M + m) * L + k]);
                 }
             }
         } else {
             for (Py_ssize_t k = 0; k < L; k++) {
                 for (Py_ssize_t j = 0; j < count; j++) {
-                    double x = v[(j * M + m) * L + k];
-                    double t = s[j] + x, back = t - s[j];
-                    c[j] += (s[j] - (t - back)) + (x - back);
-                    s[j] = t;
+                    two_sum_add(&s[j], v[(j * M + m) * L + k]);
                 }
             }
         }
         for (Py_ssize_t j = 0; j < count; j++) {
-            double h = s[j] + c[j];
+            double h = s[j].sum + s[j].carry;
             sh[j * M + m] = h;
-            sl[j * M + m] = c[j] - (h - s[j]);
+            sl[j * M + m] = s[j].carry - (h - s[j].sum);
         }
     }
 }
@@ -840,9 +842,9 @@ normalise_run(const double *restrict x, Py_ssize_t size, const double *restrict 
     }
 }
 
-/* One row of normalise_rows (see there), its members' sums (sh, sl) given: 1 when it
- * holds a value below 2^-900. Loops over the classes without a dependence between classes,
- * so that they vectorise. */
+/* One ensemble row (M >= 2) of normalise_rows (see there; single rows go by
+ * normalise_run), its members' sums (sh, sl) given: 1 when it holds a value below 2^-900.
+ * Loops over the classes without a dependence between classes, so that they vectorise. */
 CLONES("arch=x86-64-v3", "default") static int
 normalise_row(const double *restrict row, Py_ssize_t M, Py_ssize_t L,
               const double *restrict sums_hi, const double *restrict sums_lo,
@@ -869,9 +871,6 @@ normalise_row(const double *restrict row, Py_ssize_t M, Py_ssize_t L,
                 tiny |= (x[k] > 0.0) & (x[k] < 0x1p-900);
             }
         }
-    }
-    if (M == 1) { /* (h/1 is h and the remainder 0: the same p and side, quicker) */
-        return tiny | round_sides(hi, lo, L, out, r);
     }
     const double members = (double)M;
     for (Py_ssize_t k = 0; k < L; k++) {
@@ -1418,14 +1417,6 @@ static uint64_t select_key(uint64_t *a, Py_ssize_t m, Py_ssize_t r, uint64_t *se
         a[j] = x;
     }
     return a[r];
-}
-
-/* Knuth's TwoSum: the rounding error of each addition kept in ``carry``, without a branch
- * (fsum_add's comparison costs a misprediction per term in a hot loop). */
-static inline void two_sum_add(fsum *a, double x) {
-    double t = a->sum + x, back = t - a->sum;
-    a->carry += (a->sum - (t - back)) + (x - back);
-    a->sum = t;
 }
 
 #define KEY_BUCKETS ((Py_ssize_t)1 << 16) /* radix selection: buckets of a key range */
