@@ -90,6 +90,16 @@ def percentile(values, q) -> float:
     return float(np.percentile(np.asarray(values, dtype=float), q))
 
 
+def background_priority(text: str) -> int | str:
+    """``--background-nice``: a nice value 0-19, or ``idle`` (SCHED_IDLE)."""
+    if text == "idle":
+        return text
+    value = int(text)
+    if not 0 <= value <= 19:
+        raise argparse.ArgumentTypeError("a nice value from 0 to 19, or idle")
+    return value
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog="python bench/stack.py", description=__doc__.split("\n")[0]
@@ -112,11 +122,10 @@ def parse_args(argv):
     )
     parser.add_argument(
         "--background-nice",
-        type=int,
+        type=background_priority,
         default=10,
-        choices=range(20),
-        metavar="0-19",
-        help="CPU priority (nice) of the background worker (default 10, as the guide runs it)",
+        metavar="0-19|idle",
+        help="CPU priority (nice) of the background worker (default 10), or idle: SCHED_IDLE",
     )
     parser.add_argument(
         "--only",
@@ -315,7 +324,11 @@ def run(stack, names: dict[str, str], args) -> dict:
     finally:
         control.close()
 
-    from stack_rush import BackgroundLog, rush_without_background  # bench/stack_rush.py
+    from stack_rush import (  # bench/stack_rush.py
+        BackgroundLog,
+        intervals_caught_up,
+        rush_without_background,
+    )
 
     rushes = iter(("rush1", "rush2"))
 
@@ -329,6 +342,7 @@ def run(stack, names: dict[str, str], args) -> dict:
         rush = deadline_rush(lambda index: upload(index, slug), args)
         ids = list(rush["sent"])
         finished = wait(ids, 900)
+        finished_at = time.time()
         intervals = log.runs()
         latency = [finished[pk] - rush["sent"][pk] for pk in ids]
         scored = Submission.objects.filter(pk__in=ids, status="scored").count()
@@ -359,6 +373,7 @@ def run(stack, names: dict[str, str], args) -> dict:
             "interval_runs": intervals,
             "load": [load, os.getloadavg()],
             "errors": rush["errors"][:5],
+            "finished_at": finished_at,
         }
 
     use_workers(stack, names, args.deadline_workers)
@@ -382,6 +397,7 @@ def run(stack, names: dict[str, str], args) -> dict:
             stack, measured_rush, queues=BACKGROUND_QUEUES, nice=args.background_nice
         )
     figures["deadline"] = measured_rush()
+    figures["deadline"].update(intervals_caught_up(stack, figures["deadline"]))
     if args.rush_pair and not args.off_first:
         figures["deadline_stopped"] = rush_without_background(
             stack, measured_rush, queues=BACKGROUND_QUEUES, nice=args.background_nice

@@ -13,9 +13,9 @@ queued or running). For each: upload-to-scored p50/p95/max, lost/doubled, and th
 interval runs the background worker did from the rush's start to its last upload scored
 (counted from its log: Celery's INFO line per task).
 
-The background worker runs at ``--background-nice`` (10 unless told), as the operators'
-guide starts it on a host it shares with scoring processes: its runs take the CPU time
-scoring leaves.
+The background worker runs at ``--background-nice`` (10 unless told; ``idle``: Linux's
+SCHED_IDLE, as ``chrt --idle 0`` starts it), as the operators' guide starts it on a host it
+shares with scoring processes: its runs take the CPU time scoring leaves.
 """
 
 from __future__ import annotations
@@ -49,12 +49,35 @@ class BackgroundLog:
         }
 
 
-def start_background(stack, *, queues: str, nice: int) -> None:
+def start_background(stack, *, queues: str, nice: int | str) -> None:
     """The background worker (``stack.background_process``), consuming ``queues``, its
-    process group at CPU priority ``nice`` (the processes it forks later inherit it)."""
+    process group at CPU priority ``nice`` (the processes it forks later inherit it), or
+    with ``nice="idle"`` under Linux's SCHED_IDLE (``chrt --idle 0``): it runs only on a
+    processor nothing else wants."""
     process = stack.start_worker(stack.background_process, stack.background_name, queues=queues)
-    if nice:
+    if nice == "idle":
+        idle_group(process.pid)
+    elif nice:
         os.setpriority(os.PRIO_PGRP, process.pid, nice)
+
+
+def idle_group(leader: int) -> None:
+    """SCHED_IDLE for every thread of the process group ``leader`` leads: at once for the
+    leader (Celery's pool children, forked after its start-up, inherit it), then again
+    for each thread of the group once the pool has started (should a child have been
+    forked first)."""
+    os.sched_setscheduler(leader, os.SCHED_IDLE, os.sched_param(0))
+    time.sleep(3)
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.getpgid(int(entry)) != leader:
+                continue
+            for thread in os.listdir(f"/proc/{entry}/task"):
+                os.sched_setscheduler(int(thread), os.SCHED_IDLE, os.sched_param(0))
+        except (ProcessLookupError, FileNotFoundError, PermissionError):
+            continue
 
 
 def intervals_pending() -> list[tuple]:
@@ -92,6 +115,24 @@ def rush_without_background(stack, measured_rush, *, queues: str, nice: int) -> 
     rush["intervals_after_s"] = time.time() - started
     rush["interval_runs_after"] = log.runs()
     return rush
+
+
+def intervals_caught_up(stack, rush: dict) -> dict:
+    """With the background worker running through the rush: its interval runs held back
+    while uploads streamed in (interval_runs.AFTER_RUN, QUIET), the seconds from the
+    rush's last entry scored until every split's intervals are computed (the beat's sweep
+    sends the held-back runs once requests stop)."""
+    log = BackgroundLog(stack)
+    try:
+        wait_until(lambda: not intervals_pending(), timeout=1800, interval=0.5, what="intervals")
+        done = True
+    except TimeoutError:
+        done = False
+    return {
+        "intervals_done": done,
+        "intervals_after_s": time.time() - rush["finished_at"],
+        "interval_runs_after": log.runs(),
+    }
 
 
 def report_scoring(figures: dict) -> None:
@@ -146,6 +187,12 @@ def report_scoring(figures: dict) -> None:
         "(upload p95: the request alone; scored: upload to scored; interval runs: computed "
         "by the background worker while the rush was uploaded and scored (tasks received))"
     )
+    if "intervals_after_s" in rush:
+        print(
+            f"background on: every split's intervals computed {rush['intervals_after_s']:.1f} s "
+            f"after the last upload was scored ({rush['interval_runs_after']['computed']} runs "
+            f"after the rush); all complete: {rush['intervals_done']}"
+        )
     if "deadline_stopped" in figures:
         off = figures["deadline_stopped"]
         print(

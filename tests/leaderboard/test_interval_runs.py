@@ -195,3 +195,38 @@ def test_a_burst_of_requests_waits_until_it_is_quiet_and_a_lone_request_never_wa
     with time_machine.travel(quiet, tick=False):
         assert interval_runs.run(dataset_id=waves.pk, split="test")
     assert IntervalRun.objects.get(dataset=waves, split="test").computed == 7
+
+
+def test_a_request_soon_after_a_run_waits_for_quiet_and_one_long_after_does_not(waves, monkeypatch):
+    # A deadline rush: the first request after each run is a single one, not a burst of
+    # BURST; it is held back all the same while the run is recent and requests go on.
+    _with_workers(monkeypatch)
+    sent = []
+    monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: sent.append(args))
+    monkeypatch.setattr(
+        intervals, "compute_and_store",
+        lambda **kw: intervals.Summary(entries=0, resampled="", updated=0),
+    )  # fmt: skip
+    now = AFTER
+    just_after = now - interval_runs.AFTER_RUN + timedelta(seconds=2)
+    IntervalRun.objects.create(
+        dataset=waves, split="val", requested=5, computed=4, queued=True,
+        requested_at=now, computed_at=just_after,
+    )  # fmt: skip
+    long_after = now - interval_runs.AFTER_RUN - timedelta(seconds=1)
+    IntervalRun.objects.create(
+        dataset=waves, split="test", requested=5, computed=4, queued=True,
+        requested_at=now, computed_at=long_after,
+    )  # fmt: skip
+    with time_machine.travel(now, tick=False):
+        assert not interval_runs.run(dataset_id=waves.pk, split="val")
+        assert interval_runs.run(dataset_id=waves.pk, split="test")
+        assert interval_runs.sweep(now=now) == []  # (requests still coming)
+    row = IntervalRun.objects.get(dataset=waves, split="val")
+    assert (row.queued, row.computed) == (False, 4)
+    quiet = now + interval_runs.QUIET
+    assert interval_runs.sweep(now=quiet) == [(waves.pk, "val")]
+    assert sent == [(waves.pk, "val")]
+    with time_machine.travel(quiet, tick=False):
+        assert interval_runs.run(dataset_id=waves.pk, split="val")
+    assert IntervalRun.objects.get(dataset=waves, split="val").computed == 5
