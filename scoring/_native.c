@@ -1299,42 +1299,39 @@ static inline uint64_t span_key(double x) {
     return bits;
 }
 
-/* columns_copy(probs, k, count, first, second): columns k .. k + count - 1 of an n x L
- * float64 buffer, each into ``first`` and ``second`` (float64, count x n, column after
- * column): one read of each row's ``count`` neighbouring values, where reading a column at
- * a time would fetch every row's cache line once per column. The GIL is released. */
+/* columns_copy(probs, k, count, out): columns k .. k + count - 1 of an n x L float64
+ * buffer into ``out`` (float64, count x n, column after column): one read of each row's
+ * ``count`` neighbouring values, where reading a column at a time would fetch every row's
+ * cache line once per column. The GIL is released. */
 static PyObject *columns_copy(PyObject *self, PyObject *args) {
-    Py_buffer pb, ab, bb;
+    Py_buffer pb, ob;
     Py_ssize_t k, count;
-    if (!PyArg_ParseTuple(args, "y*nnw*w*", &pb, &k, &count, &ab, &bb)) {
+    if (!PyArg_ParseTuple(args, "y*nnw*", &pb, &k, &count, &ob)) {
         return NULL;
     }
     const Py_ssize_t size = (Py_ssize_t)sizeof(double);
-    const Py_ssize_t n = count > 0 ? ab.len / (count * size) : 0;
-    if (n < 1 || ab.len != n * count * size || bb.len != ab.len || pb.len % (n * size) ||
-        k < 0 || k + count > pb.len / (n * size) || !aligned(&pb, sizeof(double)) ||
-        !aligned(&ab, sizeof(double)) || !aligned(&bb, sizeof(double))) {
+    const Py_ssize_t n = count > 0 ? ob.len / (count * size) : 0;
+    if (n < 1 || ob.len != n * count * size || pb.len % (n * size) || k < 0 ||
+        k + count > pb.len / (n * size) || !aligned(&pb, sizeof(double)) ||
+        !aligned(&ob, sizeof(double))) {
         PyBuffer_Release(&pb);
-        PyBuffer_Release(&ab);
-        PyBuffer_Release(&bb);
+        PyBuffer_Release(&ob);
         PyErr_SetString(PyExc_ValueError, "columns_copy: buffers of the wrong size");
         return NULL;
     }
     const Py_ssize_t L = pb.len / (n * size);
     const double *p = (const double *)pb.buf + k;
-    double *first = ab.buf, *second = bb.buf;
+    double *out = ob.buf;
     Py_BEGIN_ALLOW_THREADS;
     for (Py_ssize_t i = 0; i < n; i++) {
         const double *row = p + i * L;
         for (Py_ssize_t g = 0; g < count; g++) {
-            first[g * n + i] = row[g];
-            second[g * n + i] = row[g];
+            out[g * n + i] = row[g];
         }
     }
     Py_END_ALLOW_THREADS;
     PyBuffer_Release(&pb);
-    PyBuffer_Release(&ab);
-    PyBuffer_Release(&bb);
+    PyBuffer_Release(&ob);
     Py_RETURN_NONE;
 }
 
@@ -2166,7 +2163,7 @@ static PyMethodDef methods[] = {
     {"normalise_rows", normalise_rows, METH_VARARGS,
      "normalise_rows(values, M, L, probs, resid, flags): members over their sums, averaged"},
     {"columns_copy", columns_copy, METH_VARARGS,
-     "columns_copy(probs, k, count, first, second): columns k.. of an n x L buffer into both"},
+     "columns_copy(probs, k, count, out): columns k .. k + count - 1 of an n x L buffer"},
     {"populate", populate, METH_VARARGS,
      "populate(buffer) -> bool: the buffer's whole pages made resident (MADV_POPULATE_WRITE)"},
     {"release_memory", release_memory, METH_NOARGS,

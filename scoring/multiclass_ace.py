@@ -77,7 +77,7 @@ def ace_gaps(probs: np.ndarray, y: np.ndarray, *, n_ranges: int = ECE_BINS, resi
             at = np.empty((bounds.size - 2, 2))
             for first in range(classes.start, classes.stop, group):
                 count = min(group, classes.stop - first)
-                native.columns_copy(probs, first, count, line_order[:count], line_order[:count])
+                native.columns_copy(probs, first, count, line_order[:count])
                 for k in range(first, first + count):
                     column = line_order[k - first]
                     hits, sums = np.zeros(bounds.size - 1), np.zeros(bounds.size - 1)
