@@ -87,6 +87,19 @@ def _with_workers(monkeypatch):
     monkeypatch.setattr(interval_runs, "_in_process", lambda: False)
 
 
+def _runs_on_workers(monkeypatch) -> list:
+    """Interval runs as on workers that share a host with scoring (so they may wait), each
+    computing nothing; returns the list of the tasks sent, (dataset_id, split) each."""
+    _with_workers(monkeypatch)
+    sent = []
+    monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: sent.append(args))
+    monkeypatch.setattr(
+        intervals, "compute_and_store",
+        lambda **kw: intervals.Summary(entries=0, resampled="", updated=0),
+    )  # fmt: skip
+    return sent
+
+
 def _waiting_upload(dataset, user, *, queued_at):
     submission = entry(dataset, user=user, created=queued_at, status=Status.QUEUED)
     Submission.objects.filter(pk=submission.pk).update(queued_at=queued_at)
@@ -126,12 +139,7 @@ def test_a_run_waits_while_uploads_are_scored_and_the_sweep_sends_it_once_they_a
 
 
 def test_a_run_does_not_wait_for_scoring_beyond_its_bounds(waves, ada, monkeypatch):
-    _with_workers(monkeypatch)
-    monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: None)
-    monkeypatch.setattr(
-        intervals, "compute_and_store",
-        lambda **kw: intervals.Summary(entries=0, resampled="", updated=0),
-    )  # fmt: skip
+    _runs_on_workers(monkeypatch)
     now = AFTER
     _waiting_upload(waves, ada, queued_at=now - timedelta(seconds=3))
     # Never computed: the first intervals of a split do not wait.
@@ -166,13 +174,7 @@ def test_uploads_to_another_challenge_hold_no_run_back(waves, ada, monkeypatch):
 def test_a_burst_of_requests_waits_until_it_is_quiet_and_a_lone_request_never_waits(
     waves, monkeypatch
 ):
-    _with_workers(monkeypatch)
-    sent = []
-    monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: sent.append(args))
-    monkeypatch.setattr(
-        intervals, "compute_and_store",
-        lambda **kw: intervals.Summary(entries=0, resampled="", updated=0),
-    )  # fmt: skip
+    sent = _runs_on_workers(monkeypatch)
     now = AFTER
     computed = now - timedelta(seconds=20)
     # A lone entry scored since the last run: its run goes at once.
@@ -200,13 +202,7 @@ def test_a_burst_of_requests_waits_until_it_is_quiet_and_a_lone_request_never_wa
 def test_a_request_soon_after_a_run_waits_for_quiet_and_one_long_after_does_not(waves, monkeypatch):
     # A deadline rush: the first request after each run is a single one, not a burst of
     # BURST; it is held back all the same while the run is recent and requests go on.
-    _with_workers(monkeypatch)
-    sent = []
-    monkeypatch.setattr(interval_runs, "send", lambda *args, **kwargs: sent.append(args))
-    monkeypatch.setattr(
-        intervals, "compute_and_store",
-        lambda **kw: intervals.Summary(entries=0, resampled="", updated=0),
-    )  # fmt: skip
+    sent = _runs_on_workers(monkeypatch)
     now = AFTER
     just_after = now - interval_runs.AFTER_RUN + timedelta(seconds=2)
     IntervalRun.objects.create(
