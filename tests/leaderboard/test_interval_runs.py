@@ -191,12 +191,7 @@ def test_a_burst_of_requests_waits_until_it_is_quiet_and_a_lone_request_never_wa
         assert interval_runs.run(dataset_id=waves.pk, split="val")
         assert not interval_runs.run(dataset_id=waves.pk, split="test")
         assert interval_runs.sweep(now=now) == []  # (not yet quiet)
-    quiet = now + interval_runs.QUIET
-    assert interval_runs.sweep(now=quiet) == [(waves.pk, "test")]
-    assert sent == [(waves.pk, "test")]
-    with time_machine.travel(quiet, tick=False):
-        assert interval_runs.run(dataset_id=waves.pk, split="test")
-    assert IntervalRun.objects.get(dataset=waves, split="test").computed == 7
+    _sent_once_quiet(waves, "test", now=now, sent=sent, computed=7)
 
 
 def test_a_request_soon_after_a_run_waits_for_quiet_and_one_long_after_does_not(waves, monkeypatch):
@@ -220,9 +215,15 @@ def test_a_request_soon_after_a_run_waits_for_quiet_and_one_long_after_does_not(
         assert interval_runs.sweep(now=now) == []  # (requests still coming)
     row = IntervalRun.objects.get(dataset=waves, split="val")
     assert (row.queued, row.computed) == (False, 4)
+    _sent_once_quiet(waves, "val", now=now, sent=sent, computed=5)
+
+
+def _sent_once_quiet(dataset, split: str, *, now, sent: list, computed: int) -> None:
+    """Once QUIET has passed with no request, the sweep sends the held-back run (its only
+    task), which computes up to ``computed``."""
     quiet = now + interval_runs.QUIET
-    assert interval_runs.sweep(now=quiet) == [(waves.pk, "val")]
-    assert sent == [(waves.pk, "val")]
+    assert interval_runs.sweep(now=quiet) == [(dataset.pk, split)]
+    assert sent == [(dataset.pk, split)]
     with time_machine.travel(quiet, tick=False):
-        assert interval_runs.run(dataset_id=waves.pk, split="val")
-    assert IntervalRun.objects.get(dataset=waves, split="val").computed == 5
+        assert interval_runs.run(dataset_id=dataset.pk, split=split)
+    assert IntervalRun.objects.get(dataset=dataset, split=split).computed == computed
