@@ -12,9 +12,10 @@ worker died is taken over after RUN_TIMEOUT, and the beat's sweep sends a run fo
 split left behind (a broker that was down, a lost task).
 
 Scoring comes first: while uploads to the challenge are being scored, or its entries'
-requests come in a burst (a deadline rush: several since the last run, or any soon after
-it), a run waits (:func:`_waits`), unless the split's intervals are older than MAX_WAIT. The sweep (every 10 seconds) sends it once
-the burst is over and scoring idle; a lone entry's run never waits.
+requests come in a burst (a deadline rush: several since the last run, or any soon
+after it), a run waits (:func:`_waits`), unless the split's intervals are older than
+MAX_WAIT. The sweep (every 10 seconds) sends it once the burst is over and scoring idle;
+a lone entry's run (long after the last one) never waits.
 """
 
 import logging
