@@ -111,7 +111,7 @@ def moderate(
         standings.lock_owners(ids)  # before the submissions: see standings
         rows = list(
             Submission.objects.filter(pk__in=ids)
-            .select_for_update(of=("self",))
+            .select_for_update(of=("self",), no_key=True)
             .select_related("dataset")
             .order_by("pk")
         )

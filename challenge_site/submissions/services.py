@@ -297,7 +297,7 @@ def _claim_run(
         standings.lock_owners([submission_id])  # before the submission: see standings
         # Only its own row locked (as in _finish): never the dataset's or challenge's.
         submission = (
-            Submission.objects.select_for_update(of=("self",))
+            Submission.objects.select_for_update(of=("self",), no_key=True)
             .select_related("dataset__challenge")
             .filter(pk=submission_id)
             .first()
@@ -366,7 +366,7 @@ def _finish(
             # With its dataset and challenge (what _write reads), only its own row locked:
             # never the dataset's, behind which every run finishing on it would wait.
             submission = (
-                Submission.objects.select_for_update(of=("self",))
+                Submission.objects.select_for_update(of=("self",), no_key=True)
                 .select_related("dataset__challenge")
                 .get(pk=submission_id)
             )

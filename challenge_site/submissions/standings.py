@@ -5,7 +5,10 @@ A participant is an ``entrants.Entrant``: a team, or a user without one. Scoring
 moderation, withdrawal, deletion and final choices call ``entries_changed`` inside their
 transaction; the participant's lock row is taken first (``lock_owners``, before any
 submission row), so that two changes at once are applied one after the other and never
-deadlock.
+deadlock. The submission rows are locked FOR NO KEY UPDATE (``no_key=True``): a change
+holding an entry's row while it waits for the board's Ladder must not block the board's
+own change from pointing at that entry (its holder, a foreign key, takes FOR KEY SHARE),
+which FOR UPDATE would, in a cycle (tests/submissions/test_row_locks.py).
 """
 
 from django.contrib.auth import get_user_model

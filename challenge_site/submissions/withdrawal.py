@@ -58,7 +58,7 @@ def withdraw(*, submission: Submission, now: datetime) -> Submission:
     with transaction.atomic():
         standings.lock_owners([submission.pk])  # before the submission: see standings
         submission = (
-            Submission.objects.select_for_update(of=("self",))
+            Submission.objects.select_for_update(of=("self",), no_key=True)
             .select_related("dataset__challenge")
             .get(pk=submission.pk)
         )
