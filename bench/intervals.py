@@ -20,7 +20,7 @@ a Celery worker runs (interval_runs.run):
 
 1. cold: the split's first run, every entry resampled (no resample file yet);
 2. new entry: one more entry scored by the pipeline's path (scoring.evaluate on its
-   file, its Score rows and terms written by services._write, which asks for the run
+   file, its Score rows and terms written by outcomes.write, which asks for the run
    as it commits), then that run; repeated ``--repeat`` times and timed from the score's
    commit to the intervals written (a worker adds the broker's hop, and a wait if a
    run of the same split is under way).
@@ -110,7 +110,7 @@ class Entries:
     """Scored entries on the validation split, written as the pipeline writes them.
 
     :meth:`add` is one entry by the pipeline's own path (scoring.evaluate on its file,
-    submissions.evaluation's split outcomes, terms.save_outcome, services._write, which
+    submissions.evaluation's split outcomes, terms.save_outcome, outcomes.write, which
     asks for the split's intervals as its transaction commits): the entry the bench
     times. :meth:`seed` writes many at once for the set-up: Submission, Score and
     SplitResult rows by bulk inserts and each entry's terms by terms.save (the pipeline's
@@ -168,7 +168,7 @@ class Entries:
         from challenge_site.submissions import terms as stored_terms
         from challenge_site.submissions.evaluation import Outcome, _with_parts
         from challenge_site.submissions.models import Status
-        from challenge_site.submissions.services import _write
+        from challenge_site.submissions.outcomes import write
         from datasets.models import Split
 
         lines = _lines(*_gaussian(self.targets, self.rng))
@@ -181,7 +181,7 @@ class Entries:
         )
         stored = stored_terms.save_outcome(submission_id=submission.pk, outcome=outcome)
         with transaction.atomic():
-            _write(submission, outcome, stored=stored)
+            write(submission, outcome, stored=stored)
         return submission.pk
 
     def _scores_and_terms(self, mean: np.ndarray, variance: float):

@@ -10,7 +10,7 @@ bench/stack.py). Then runs the scoring task's body on each, as a worker does
 process's CPU time) and, with ``--profile``, pyinstrument's profile of the runs
 (pip install pyinstrument; a dev tool, not a requirement). Also counted per entry, as
 figures that do not depend on how busy the machine is: SQL queries, and requests to
-S3 by operation.
+S3 by operation (this thread's and those saving terms files and reading zips ahead).
 
 Usage: python bench/worker.py [--s3] [--entries 30] [--rows 20000] [--profile]
        [--html profile.html] [--redis-db 4]
@@ -135,8 +135,13 @@ def run(args) -> int:
             ).pk
             for index in range(args.entries + 2)
         ]
-    for pk in ids[:2]:  # warm: imports, connections, the kept targets
-        tasks.score_submission.apply(args=(pk,))
+    from django.test import override_settings
+
+    with override_settings(SUBMISSION_BATCH_SIZE=2):  # warm: imports, connections (the
+        tasks.score_submission.apply(args=(ids[0],))  # terms-saving thread's), kept targets
+    if Submission.objects.filter(pk__in=ids[:2]).exclude(status="scored").exists():
+        print("the warming batch did not score both entries", file=sys.stderr)
+        return 1
     requests = count_s3_requests()
     profiler = None
     if args.profile or args.html:
@@ -178,7 +183,8 @@ def run(args) -> int:
 
 
 def count_s3_requests() -> dict[str, int]:
-    """Requests to S3 from now on (this thread's clients of both storages), by operation."""
+    """Requests to S3 from now on (the clients of both storages, in this thread and the
+    threads saving terms files and reading zips ahead), by operation."""
     from django.core.files.storage import storages
 
     counts: dict[str, int] = {}
@@ -186,10 +192,17 @@ def count_s3_requests() -> dict[str, int]:
     def counted(model, **kwargs):
         counts[model.name] = counts.get(model.name, 0) + 1
 
-    for alias in ("default", "private"):
-        client = getattr(storages[alias], "connection", None)
-        if client is not None:
-            client.meta.client.meta.events.register("before-call.s3", counted)
+    from challenge_site.submissions import batches
+
+    def register():
+        for alias in ("default", "private"):
+            client = getattr(storages[alias], "connection", None)
+            if client is not None:
+                client.meta.client.meta.events.register("before-call.s3", counted)
+
+    register()
+    for thread in (batches._SAVING, batches._FETCHING):  # the threads that save terms
+        thread.submit(register).result()  # files and read zips ahead
     return counts
 
 

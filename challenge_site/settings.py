@@ -348,6 +348,11 @@ SUBMISSION_MAX_ZIP_ENTRIES = env_int("SUBMISSION_MAX_ZIP_ENTRIES", 100, minimum=
 SUBMISSION_SCORING_TIMEOUT = env_int("SUBMISSION_SCORING_TIMEOUT", 600, minimum=10)
 SUBMISSION_MAX_ATTEMPTS = env_int("SUBMISSION_MAX_ATTEMPTS", 3, minimum=1)
 SUBMISSION_SWEEP_INTERVAL = env_int("SUBMISSION_SWEEP_INTERVAL", 15, minimum=1)
+# A worker sent one upload also scores up to BATCH_SIZE - 1 more of its dataset queued
+# behind it, their zips adding up to at most BATCH_BYTES (submissions/batches.py): under
+# a backlog, what a run costs beside its evaluation is paid once per batch. 1: no batches.
+SUBMISSION_BATCH_SIZE = env_int("SUBMISSION_BATCH_SIZE", 8, minimum=1)
+SUBMISSION_BATCH_BYTES = env_int("SUBMISSION_BATCH_BYTES", 8 * 1024 * 1024, minimum=0)
 # A running scoring attempt refreshes Submission.heartbeat_at every HEARTBEAT_INTERVAL
 # seconds (submissions/heartbeat.py); once its beat is older than HEARTBEAT_STALE the
 # sweep (every SWEEP_INTERVAL) and the next delivery take the run over: a worker host that

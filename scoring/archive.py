@@ -8,6 +8,7 @@ too (scoring.upload_check): the same problems, in the same words.
 
 from __future__ import annotations
 
+import io
 import re
 import struct
 import zipfile
@@ -378,6 +379,40 @@ class MemberStream:
             return self._handle.seek(offset, whence)
         except READ_ERRORS as error:
             raise self._damaged(error) from None
+
+
+class HeldArchive:
+    """A zip whose small prediction files are decompressed once, when first opened, and
+    then read from memory: a scoring run reads each file three times (checked, scored,
+    fingerprinted), and inflating a small file again costs as much as parsing it.
+
+    Only members that declare at most ``max_bytes`` (``total_bytes`` together) are held,
+    and what is held is what the zip's reader gave (never past the declared size, its
+    CRC checked); a member that cannot be read is not held, so that its next reader meets
+    the same error. Anything else is read from the zip as before."""
+
+    def __init__(self, archive: zipfile.ZipFile, *, max_bytes: int, total_bytes: int):
+        self._archive = archive
+        self._max_bytes = max_bytes
+        self._room = total_bytes
+        self._held: dict[str, bytes] = {}
+
+    def open(self, info: zipfile.ZipInfo):
+        data = self._held.get(info.filename)
+        if data is None and info.file_size <= min(self._max_bytes, self._room):
+            try:
+                with self._archive.open(info) as handle:
+                    data = handle.read(info.file_size + 1)
+            except READ_ERRORS:
+                data = None
+            if data is not None and len(data) == info.file_size:
+                self._held[info.filename] = data
+                self._room -= len(data)
+            else:
+                data = None
+        if data is None:
+            return self._archive.open(info)
+        return io.BytesIO(data)
 
 
 @contextmanager

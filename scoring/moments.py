@@ -309,7 +309,8 @@ def ambiguous(v, exact) -> np.ndarray:
     N·ε of :func:`sample_variance` and :func:`quantile_variance`) of another row's, so that
     a double could tie or misorder them; elsewhere the doubles order the rows exactly."""
     n = v.size
-    if n < 2:
+    exact = np.broadcast_to(np.asarray(exact, dtype=bool), (n,))
+    if n < 2 or exact.all():  # (Gaussian rows: every variance is exact already)
         return np.zeros(n, dtype=bool)
     err = np.where(exact, 0.0, np.abs(v) * _KEY_BOUND)
     with np.errstate(invalid="ignore"):

@@ -16,7 +16,7 @@ and id; non-probabilistic entries are left out under a probabilistic loss.
 
 from dataclasses import replace
 
-from django.db.models import Window
+from django.db.models import Q, Window
 from django.db.models.functions import RowNumber
 
 from challenge_site.submissions import entrants
@@ -94,13 +94,17 @@ def best_of(dataset: Dataset, rows: list[dict]) -> list[BestEntry]:
     ]
 
 
-def _listed_rows(dataset: Dataset, entrant: Entrant | None) -> list[dict]:
-    scores = Score.objects.filter(dataset=dataset).filter(listed_q("submission__"))
-    if entrant is None:
-        scores = scores.filter(submission__team__isnull=True, submission__user__isnull=True)
-    else:
-        scores = scores.filter(entrant.q("submission__"))
-    key = _key(entrant)
+def _listed_rows(dataset: Dataset, entrants: list[Entrant | None]) -> list[dict]:
+    """The listed Score rows of the participants' entries (None: the baseline's), each
+    with its participant's key."""
+    whose = Q(pk__in=[])
+    for entrant in entrants:
+        whose |= (
+            Q(submission__team__isnull=True, submission__user__isnull=True)
+            if entrant is None
+            else entrant.q("submission__")
+        )
+    scores = Score.objects.filter(dataset=dataset).filter(listed_q("submission__")).filter(whose)
     return [
         {
             "id": pk,
@@ -109,15 +113,17 @@ def _listed_rows(dataset: Dataset, entrant: Entrant | None) -> list[dict]:
             "split": split,
             "loss": loss,
             "value": value,
-            "key": key,
+            "key": participant_key(team_id, user_id),
         }
-        for pk, created, in_final, split, loss, value in scores.values_list(
+        for pk, created, in_final, split, loss, value, team_id, user_id in scores.values_list(
             "submission_id",
             "submission__created",
             "submission__in_final_ranking",
             "split",
             "loss",
             "value",
+            "submission__team_id",
+            "submission__user_id",
         )
     ]
 
@@ -125,8 +131,16 @@ def _listed_rows(dataset: Dataset, entrant: Entrant | None) -> list[dict]:
 def refresh(*, dataset: Dataset, entrant: Entrant | None) -> None:
     """Recompute the participant's rows (None: the baseline's), inside the caller's
     transaction and after the participant's lock."""
-    rows = best_of(dataset, _listed_rows(dataset, entrant))
-    BestEntry.objects.filter(dataset=dataset, participant=_key(entrant)).delete()
+    refresh_many(dataset=dataset, entrants=[entrant])
+
+
+def refresh_many(*, dataset: Dataset, entrants: list[Entrant | None]) -> None:
+    """``refresh`` for several participants (a batch of scoring runs) in three queries,
+    after every one's lock."""
+    rows = best_of(dataset, _listed_rows(dataset, entrants))
+    BestEntry.objects.filter(
+        dataset=dataset, participant__in=[_key(entrant) for entrant in entrants]
+    ).delete()
     BestEntry.objects.bulk_create(rows, batch_size=500)
 
 

@@ -11,10 +11,11 @@ from datasets.models import ScoredSplit
 from . import best, generation, interval_runs
 
 
-def listing_changed(*, dataset, entrant, bump: bool = True, **_) -> None:
-    """The participant's best-per-participant rows follow, and (``bump``) the dataset's
-    generation moves on (its cached plots and fragments are out of date)."""
-    best.refresh(dataset=dataset, entrant=entrant)
+def listing_changed(*, dataset, entrant=None, entrants=None, bump: bool = True, **_) -> None:
+    """The participant's (or ``entrants``') best-per-participant rows follow, and
+    (``bump``) the dataset's generation moves on (its cached plots and fragments are out
+    of date)."""
+    best.refresh_many(dataset=dataset, entrants=[entrant] if entrants is None else entrants)
     if bump:
         generation.bump(dataset_id=dataset.pk)
 

@@ -1,7 +1,7 @@
 """The e-mail "your submission has finished scoring" (opt-in:
 Profile.email_on_scoring_finished).
 
-submissions.services._write calls ``scoring_finished`` inside the scoring transaction;
+submissions.outcomes.write calls ``scoring_finished`` inside the scoring transaction;
 nothing is read or sent there: on commit, ``enqueue`` sends the task only if someone is
 to be told, and the task (``notify``) claims a ScoringNotice per recipient before their
 message goes out. A mail server that is down, a lost broker or a bug here never touches
@@ -55,10 +55,16 @@ def scoring_finished(submission: Submission) -> None:
     raises."""
     if submission.is_baseline or submission.status not in FINAL:
         return
-    submission_id = submission.pk
+    # What ``pending`` reads of it, as committed (a copy: the caller's row lives on).
+    outcome = Submission(
+        pk=submission.pk,
+        status=submission.status,
+        user_id=submission.user_id,
+        team_id=submission.team_id,
+    )
 
     def after_commit():
-        enqueue(submission_id)
+        enqueue(outcome.pk, outcome=outcome)
 
     transaction.on_commit(after_commit, robust=True)
 
@@ -86,13 +92,14 @@ def pending(submission: Submission) -> QuerySet:
     )
 
 
-def enqueue(submission_id: int) -> None:
+def enqueue(submission_id: int, *, outcome: Submission | None = None) -> None:
     """Send the task (by name: tasks.py imports this module) when someone is to be told,
     so that rescoring many entries queues nothing for those who did not ask. Never
-    raises: an e-mail that cannot be sent must not fail the scoring."""
+    raises: an e-mail that cannot be sent must not fail the scoring. ``outcome``: the
+    entry's status and makers as its run committed them (else they are read)."""
     try:
         # What ``pending`` reads: the outcome and who made the entry.
-        submission = (
+        submission = outcome or (
             Submission.objects.filter(pk=submission_id).only("status", "user_id", "team_id").first()
         )
         if submission is None or submission.status not in FINAL or not pending(submission):

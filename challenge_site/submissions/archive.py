@@ -9,6 +9,7 @@ from django.conf import settings
 from scoring.archive import (  # noqa: F401 - the site's names for them
     ArchiveError,
     Contents,
+    HeldArchive,
     bounded,
     inspect,
     open_member,

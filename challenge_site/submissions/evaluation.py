@@ -16,6 +16,7 @@ import hashlib
 import math
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -34,12 +35,15 @@ from scoring.upload_check import (  # noqa: F401 - REPORT_MAX_BYTES: the site's 
     check_files,
 )
 
-from .archive import ArchiveError, Limits, inspect, open_member, open_zip
+from .archive import ArchiveError, HeldArchive, Limits, inspect, open_member, open_zip
 from .kept_files import KeptFiles
 from .models import Status, Submission
 from .storage import read_bytes, reading
 
 SPLIT_ORDER = [Split.TRAIN, Split.VAL, Split.TEST]
+# Prediction files inflated once and held in memory for the run, at most (scoring.archive
+# .HeldArchive): most uploads, a small part of the run's memory cap.
+HELD_BYTES = 16 * 1024 * 1024
 # The plot data's key for the values reported beside the losses and not ranked
 # (scoring.Evaluation.reported: a multiclass file's tu, du and mi), stored with them.
 REPORTED_KEY = "reported"
@@ -246,14 +250,17 @@ def _with_parts(
     return outcomes
 
 
-def evaluate(submission: Submission, *, progress: Progress | None = None) -> Outcome:
+def evaluate(
+    submission: Submission, *, progress: Progress | None = None, fetched: Future | None = None
+) -> Outcome:
     """Score every prediction file (or the baseline); raises only on faults of ours.
 
     ``progress`` records whether a hidden split's targets were read when it raised.
+    ``fetched``: the upload's zip being read from the storage meanwhile (``fetch``).
     """
     if submission.is_baseline:
         return evaluate_baseline(submission.dataset)
-    return evaluate_upload(submission, progress=progress or Progress())
+    return evaluate_upload(submission, progress=progress or Progress(), fetched=fetched)
 
 
 def evaluate_baseline(dataset: Dataset) -> Outcome:
@@ -279,6 +286,12 @@ def evaluate_baseline(dataset: Dataset) -> Outcome:
     return Outcome(Status.SCORED, splits)
 
 
+def fetch(submission: Submission, *, on: Executor) -> Future:
+    """Start reading the upload's zip from the storage on ``on``'s thread (``_spool``),
+    while this thread scores another one."""
+    return on.submit(_spool, submission, Limits.from_settings())
+
+
 def _spool(submission: Submission, limits: Limits):
     """The stored zip in a seekable temporary file (in memory while small), size-bounded."""
     spooled = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)  # noqa: SIM115 - returned
@@ -292,10 +305,12 @@ def _spool(submission: Submission, limits: Limits):
     return spooled, size
 
 
-def evaluate_upload(submission: Submission, *, progress: Progress) -> Outcome:
+def evaluate_upload(
+    submission: Submission, *, progress: Progress, fetched: Future | None = None
+) -> Outcome:
     dataset = submission.dataset
     limits = Limits.from_settings()
-    spooled, size = _spool(submission, limits)
+    spooled, size = fetched.result() if fetched is not None else _spool(submission, limits)
     with spooled:
         try:
             archive = open_zip(spooled, size=size, limits=limits)
@@ -356,6 +371,9 @@ def _evaluate_archive(archive, dataset: Dataset, limits: Limits, progress: Progr
         )
     except ArchiveError as error:
         return Outcome(Status.INVALID, errors=error.problems)
+    # Small prediction files are inflated once and read from memory after (they are read
+    # three times: checked, scored, fingerprinted).
+    archive = HeldArchive(archive, max_bytes=HELD_BYTES, total_bytes=HELD_BYTES)
     options = dataset.scoring_options
     # The dataset's target and slices files, read once for the run.
     files = list(dataset.files.filter(kind__in=[Kind.TARGETS, Kind.SLICES]))

@@ -39,44 +39,55 @@ def beat(*, submission_id: int, attempt: int, now: datetime | None = None) -> bo
     )
 
 
-def _beating(submission_id: int, attempt: int, interval: float, stop: threading.Event) -> None:
-    """The thread: a beat every ``interval`` seconds until ``stop`` or the run is gone.
-    Its own database connection (Django's are per thread) is closed when it ends."""
+def _beating(runs: list[tuple[int, int]], interval: float, stop: threading.Event) -> None:
+    """The thread: a beat of every run (submission id, attempt) every ``interval`` seconds
+    until ``stop`` or every run is gone (one that is gone is beaten no more). Its own
+    database connection (Django's are per thread) is closed when it ends."""
+    alive = list(runs)
     try:
-        while not stop.wait(interval):
-            try:
-                if not beat(submission_id=submission_id, attempt=attempt):
-                    logger.info(
-                        "submission %s: run %s is no longer running; heartbeat stops",
-                        submission_id,
-                        attempt,
-                    )
-                    return
-            except DatabaseError:
-                # The database away for a moment: the run itself will notice if it lasts;
-                # the next beat tries again (a few missed beats only make the run look
-                # stale, and its _finish then finds it superseded: never two writers).
-                logger.warning("submission %s: heartbeat failed", submission_id, exc_info=True)
-                connections.close_all()  # a fresh connection for the next beat
+        while alive and not stop.wait(interval):
+            for submission_id, attempt in list(alive):
+                try:
+                    if not beat(submission_id=submission_id, attempt=attempt):
+                        logger.info(
+                            "submission %s: run %s is no longer running; heartbeat stops",
+                            submission_id,
+                            attempt,
+                        )
+                        alive.remove((submission_id, attempt))
+                except DatabaseError:
+                    # The database away for a moment: the run itself will notice if it
+                    # lasts; the next beat tries again (a few missed beats only make the
+                    # run look stale, and its _finish then finds it superseded: never two
+                    # writers).
+                    logger.warning("submission %s: heartbeat failed", submission_id, exc_info=True)
+                    connections.close_all()  # a fresh connection for the next beat
     finally:
         connections.close_all()
 
 
 @contextmanager
 def beating(*, submission_id: int, attempt: int, interval: float | None = None) -> Iterator[None]:
-    """Keep the run ``attempt`` of the submission alive while the block runs. The thread is
-    a daemon (a dying process never waits for it) and is stopped and joined on the way out,
-    so no beat follows the end of the run."""
+    """Keep the run ``attempt`` of the submission alive while the block runs."""
+    with beating_runs([(submission_id, attempt)], interval=interval):
+        yield
+
+
+@contextmanager
+def beating_runs(runs: list[tuple[int, int]], *, interval: float | None = None) -> Iterator[None]:
+    """Keep every run (submission id, attempt) of a batch alive while the block runs, from
+    one thread. The thread is a daemon (a dying process never waits for it) and is stopped
+    and joined on the way out, so no beat follows the end of the runs."""
     stop = threading.Event()
+    first_id, first_attempt = runs[0]
     thread = threading.Thread(
         target=_beating,
         args=(
-            submission_id,
-            attempt,
+            list(runs),
             settings.SUBMISSION_HEARTBEAT_INTERVAL if interval is None else interval,
             stop,
         ),
-        name=f"heartbeat-{submission_id}-{attempt}",
+        name=f"heartbeat-{first_id}-{first_attempt}",
         daemon=True,
     )
     thread.start()
@@ -89,7 +100,7 @@ def beating(*, submission_id: int, attempt: int, interval: float | None = None) 
         # hold the worker: a late beat of an ended run matches no row.
         thread.join(timeout=JOIN_SECONDS)
         if thread.is_alive():
-            logger.warning("submission %s: heartbeat thread still busy", submission_id)
+            logger.warning("submission %s: heartbeat thread still busy", first_id)
 
 
 def is_stale(submission: Submission, *, now: datetime) -> bool:

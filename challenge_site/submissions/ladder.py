@@ -16,7 +16,7 @@ put in order by the second.
 import math
 
 import numpy as np
-from django.db.models import Q
+from django.db.models import F, Q
 
 import scoring
 import scoring.ladder
@@ -86,16 +86,21 @@ def refresh(*, dataset: Dataset, entrant: Entrant, split: str) -> int:
     A new entry costs one step (its terms and the current entry's); any other change
     recomputes the whole sequence. Entries without stored terms (scored before they
     were kept) and entries whose ranking loss is n/a take no part (no shown score)."""
+    return refresh_many(dataset=dataset, entrants=[entrant], split=split)
+
+
+def refresh_many(*, dataset: Dataset, entrants: list[Entrant], split: str) -> int:
+    """``refresh`` for several participants (a batch of scoring runs): each one's Ladder
+    is its own, read and written in one query of each kind for them all."""
     loss = scoring.find_loss(dataset.task, dataset.effective_ranking_loss)
+    whose = Q(pk__in=[])
+    for entrant in entrants:
+        whose |= entrant.q("submission__")
     rows = list(
-        Score.objects.filter(
-            entrant.q("submission__"),
-            dataset=dataset,
-            split=split,
-            submission__is_baseline=False,
-        )
+        Score.objects.filter(whose, dataset=dataset, split=split, submission__is_baseline=False)
         # What the Ladder reads and writes of them (not the intervals' columns).
         .only("submission_id", "split", "loss", "value", *FIELDS)
+        .annotate(owner_team=F("submission__team_id"), owner_user=F("submission__user_id"))
         .order_by("submission__created", "submission_id", "loss")
     )
     names = dict(
@@ -110,18 +115,26 @@ def refresh(*, dataset: Dataset, entrant: Entrant, split: str) -> int:
             ladder_steps_q("submission__"), pk__in=[row.pk for row in rows]
         ).values_list("pk", flat=True)
     )
-    candidates = [
-        row
-        for row in rows
-        if loss is not None
-        and row.loss == loss.name
-        and row.pk in steps
-        and row.value is not None
-        and names.get(row.submission_id)
-    ]
-    if _only_the_newest_is_new(rows, candidates):
-        return _append(candidates, loss=loss, names=names)
-    return _recompute(rows, candidates, loss=loss, names=names)
+    by_entrant: dict[Entrant | None, list[Score]] = {}
+    for row in rows:
+        by_entrant.setdefault(of_rows((row.owner_team, row.owner_user)), []).append(row)
+    changed = []
+    for own in by_entrant.values():
+        candidates = [
+            row
+            for row in own
+            if loss is not None
+            and row.loss == loss.name
+            and row.pk in steps
+            and row.value is not None
+            and names.get(row.submission_id)
+        ]
+        if _only_the_newest_is_new(own, candidates):
+            changed += _append(candidates, loss=loss, names=names)
+        else:
+            changed += _recompute(own, candidates, loss=loss, names=names)
+    Score.objects.bulk_update(changed, FIELDS)
+    return len(changed)
 
 
 def _state(row: Score) -> tuple:
@@ -143,12 +156,13 @@ def _only_the_newest_is_new(rows: list[Score], candidates: list[Score]) -> bool:
     return all(_state(row) == (None, None, None, False) for row in rows if row.pk not in others)
 
 
-def _append(candidates: list[Score], *, loss, names: dict) -> int:
-    """One step of the Ladder for the newest entry (two terms files read)."""
+def _append(candidates: list[Score], *, loss, names: dict) -> list[Score]:
+    """One step of the Ladder for the newest entry (two terms files read): the rows to
+    write."""
     new = candidates[-1]
     terms = loss_terms(stored_terms.load(names[new.submission_id]), loss, new.value)
     if terms is None:
-        return 0  # takes no part, as in a recompute
+        return []  # takes no part, as in a recompute
     index = len(candidates) - 1
     best = next((i for i, row in enumerate(candidates[:-1]) if row.ladder_current), None)
     reference = candidates[best] if best is not None else None
@@ -170,12 +184,12 @@ def _append(candidates: list[Score], *, loss, names: dict) -> int:
     if step.accepted and reference is not None:
         reference.ladder_current = False
         changed.append(reference)
-    Score.objects.bulk_update(changed, FIELDS)
-    return len(changed)
+    return changed
 
 
-def _recompute(rows: list[Score], candidates: list[Score], *, loss, names: dict) -> int:
-    """The Ladder over every entry again (after a rescore, moderation or deletion)."""
+def _recompute(rows: list[Score], candidates: list[Score], *, loss, names: dict) -> list[Score]:
+    """The Ladder over every entry again (after a rescore, moderation or deletion): the
+    rows to write."""
     sequence, taking_part = [], []
     for row in candidates:
         found = loss_terms(stored_terms.load(names[row.submission_id]), loss, row.value)
@@ -205,8 +219,7 @@ def _recompute(rows: list[Score], candidates: list[Score], *, loss, names: dict)
             for name, value in zip(FIELDS, values, strict=True):
                 setattr(row, name, value)
             changed.append(row)
-    Score.objects.bulk_update(changed, FIELDS)
-    return len(changed)
+    return changed
 
 
 def refresh_dataset(*, dataset: Dataset) -> None:

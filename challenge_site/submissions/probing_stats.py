@@ -1,6 +1,6 @@
 """The statistics behind the probing flags, computed when an entry is scored.
 
-``record`` fills the entry's fields inside the scoring transaction (services._write),
+``record`` fills the entry's fields inside the scoring transaction (outcomes.store),
 from its outcome, the dataset's baseline and at most ``RECENT`` (+ ``COMBINE_MAX`` for an
 account already flagged for boosting) earlier entries of its participant: the cost is
 O(rows × a bounded number of entries). What each number means and why its threshold:

@@ -28,15 +28,14 @@ from scoring.upload_check import (  # noqa: F401 - PHASE_SPLITS: the site's name
     unknown_dataset,
 )
 
-from . import evaluation, formatcheck, heartbeat, probing, signals, standings, terms
-from .archive import ArchiveError, Contents, Limits, bounded, inspect, open_zip, verify
+from . import batches, evaluation, formatcheck, heartbeat, outcomes, standings, terms
+from .archive import ArchiveError, Contents, Limits, inspect, open_zip, verify
 from .entrants import Entrant
 from .limits import LimitReached, check_allowance, check_rejected_today
 from .models import (
     FINAL,
     Mark,
     Score,
-    SplitResult,
     Status,
     Submission,
     SubmissionQuota,
@@ -44,7 +43,6 @@ from .models import (
 from .policy import valid_q
 from .resources import memory_cap
 from .retention import delete_stored_zip, purge_invalid_zips  # noqa: F401 - callers name them here
-from .storage import private_storage
 
 logger = logging.getLogger(__name__)
 
@@ -204,18 +202,70 @@ def score_submission(
     Idempotent: a final submission is only scored again with ``force``; a running one
     is left alone unless its run is stale (heartbeat.is_stale: its heartbeat stopped, or
     without one older than the timeout) or this is the same task delivered again (its
-    worker died). While it runs, a thread keeps its heartbeat. Returns the submission if
-    this call scored it.
+    worker died). While it runs, a thread keeps its heartbeat. Small uploads of the same
+    dataset queued behind it are scored with it, in one batch (batches.py). Returns the
+    submission if this call scored it.
     Raises one of INTERRUPTED if the database or the object store went away: the
     submission is left running, to be taken over by the task's retry or, failing that,
     by the sweep.
     """
-    claimed = _claim_run(submission_id=submission_id, force=force, task_id=task_id, now=now)
-    if claimed is None:
+    now = now or timezone.now()
+    found = _found(submission_id)
+    if not force and _settled(found, task_id=task_id, now=now):
         return None
-    attempt, submission = claimed
-    with heartbeat.beating(submission_id=submission_id, attempt=attempt):
-        return _run(submission_id=submission_id, attempt=attempt, submission=submission)
+    with transaction.atomic():
+        claimed = _claim_run(
+            submission_id=submission_id,
+            force=force,
+            task_id=task_id,
+            now=now,
+            owners=None if found is None else standings.owners_from(found),
+        )
+        if claimed is None:
+            return None
+        attempt, submission = claimed
+        more = [] if force else batches.claim_more(first=submission, task_id=task_id, now=now)
+    if not more:
+        with heartbeat.beating(submission_id=submission_id, attempt=attempt):
+            return _run(submission_id=submission_id, attempt=attempt, submission=submission)
+    runs = [batches.Run(submission=submission, attempt=attempt), *more]
+    with heartbeat.beating_runs([(run.pk, run.attempt) for run in runs]):
+        return _run_batch(runs)
+
+
+def _found(submission_id: int) -> Submission | None:
+    """The submission as one plain read finds it: what ``_settled`` and the claim's lock
+    of its participant (standings.lock_owners) read of it."""
+    return (
+        Submission.objects.filter(pk=submission_id)
+        .only(
+            "status",
+            "task_id",
+            "heartbeat_at",
+            "started_at",
+            "dataset_id",
+            "team_id",
+            "user_id",
+            "is_baseline",
+        )
+        .first()
+    )
+
+
+def _settled(found: Submission | None, *, task_id: str, now: datetime) -> bool:
+    """Whether, by one plain read (``_found``), the submission is not to be claimed:
+    scored already or running a live run of another task (a batch took it). The claim's
+    locked read decides everything else; a run that goes stale just after this read is
+    taken over by the sweep's next message."""
+    if found is None:
+        return False  # the claim logs it
+    if found.status in FINAL:
+        return True
+    return (
+        found.status == Status.RUNNING
+        and not (task_id and task_id == found.task_id)
+        and not heartbeat.is_stale(found, now=now)
+    )
 
 
 def _run(
@@ -225,19 +275,34 @@ def _run(
     ``submission``: the row as the claim left it, with its dataset and challenge."""
     if submission is None:
         submission = Submission.objects.select_related("dataset__challenge").get(pk=submission_id)
-    progress = evaluation.Progress()
+    run = batches.Run(submission=submission, attempt=attempt)
+    _evaluate(run)
+    return _finish_safely(run)
+
+
+def _evaluate(run: batches.Run) -> None:
+    """The run's outcome (a failed one if the evaluation raised), in ``run.outcome``."""
     cap = None
     try:
         with memory_cap(settings.SUBMISSION_MAX_MEMORY_BYTES) as cap:
-            outcome = evaluation.evaluate(submission, progress=progress)
+            run.outcome = evaluation.evaluate(
+                run.submission, progress=run.progress, fetched=run.fetched
+            )
     except INTERRUPTED:
-        logger.warning("submission %s: interrupted, left to its retry", submission_id)
+        logger.warning("submission %s: interrupted, left to its retry", run.pk)
         raise
     except Exception as error:
-        outcome = _failed_run(submission_id, error, progress=progress, cap=cap)
+        run.outcome = _failed_run(run.pk, error, progress=run.progress, cap=cap)
+    finally:
+        run.fetched = None  # the evaluation took the zip read ahead, and closed it
+
+
+def _finish_safely(run: batches.Run) -> Submission | None:
+    """``_finish`` the run; if storing its outcome raised, store a failure instead."""
+    submission_id, attempt = run.pk, run.attempt
     try:
         return _finish(
-            submission_id=submission_id, attempt=attempt, outcome=outcome, run=submission
+            submission_id=submission_id, attempt=attempt, outcome=run.outcome, run=run.submission
         )
     except DATABASE_GONE:
         logger.warning(
@@ -248,11 +313,34 @@ def _run(
         logger.exception("storing the scores of submission %s failed", submission_id)
         failed = evaluation.Outcome.failed(
             evaluation.GENERIC_FAILURE
-            if progress.hidden_targets_read
+            if run.progress.hidden_targets_read
             else f"storing the scores failed: {type(error).__name__}",
             _cause(error),
         )
         return _finish(submission_id=submission_id, attempt=attempt, outcome=failed)
+
+
+def _run_batch(runs: list[batches.Run]) -> Submission | None:
+    """Evaluate every run of a batch, then store their outcomes together; if that
+    raised, each run's is stored alone (so one entry that cannot be stored fails alone).
+    Returns the first run's submission if this call scored it."""
+    batches.fetch_ahead(runs)
+    try:
+        for run in runs:
+            _evaluate(run)
+            batches.save_terms(run)
+    except BaseException:
+        batches.forget(runs)
+        raise
+    try:
+        written = batches.finish(runs)
+    except DATABASE_GONE:
+        logger.warning("batch of %s: the database went away while storing the scores", runs[0].pk)
+        raise
+    except Exception:
+        logger.exception("storing the scores of the batch of %s failed", runs[0].pk)
+        written = [_finish_safely(run) for run in runs]
+    return next((s for s in written if s is not None and s.pk == runs[0].pk), None)
 
 
 def _failed_run(submission_id: int, error: Exception, *, progress, cap: int | None):
@@ -283,74 +371,82 @@ def _cause(error: BaseException) -> str:
 
 def _claim(*, submission_id: int, force: bool, task_id: str, now: datetime | None) -> int | None:
     """Mark the submission running and return the attempt number, or None to skip it."""
-    claimed = _claim_run(submission_id=submission_id, force=force, task_id=task_id, now=now)
+    with transaction.atomic():
+        claimed = _claim_run(submission_id=submission_id, force=force, task_id=task_id, now=now)
     return None if claimed is None else claimed[0]
 
 
 def _claim_run(
-    *, submission_id: int, force: bool, task_id: str, now: datetime | None
+    *,
+    submission_id: int,
+    force: bool,
+    task_id: str,
+    now: datetime | None,
+    owners: set | None = None,
 ) -> tuple[int, Submission] | None:
     """``_claim``'s attempt number with the submission as claimed (its dataset and
-    challenge read with it, which the run needs), or None to skip it."""
+    challenge read with it, which the run needs), or None to skip it; inside the
+    caller's transaction. ``owners``: its participant as read just before
+    (standings.owners_from), locked first."""
     now = now or timezone.now()
-    with transaction.atomic():
-        standings.lock_owners([submission_id])  # before the submission: see standings
-        # Only its own row locked (as in _finish): never the dataset's or challenge's.
-        submission = (
-            Submission.objects.select_for_update(of=("self",), no_key=True)
-            .select_related("dataset__challenge")
-            .filter(pk=submission_id)
-            .first()
+    # Before the submission: see standings.
+    standings.lock_owners([submission_id], read=owners)
+    # Only its own row locked (as in _finish): never the dataset's or challenge's.
+    submission = (
+        Submission.objects.select_for_update(of=("self",), no_key=True)
+        .select_related("dataset__challenge")
+        .filter(pk=submission_id)
+        .first()
+    )
+    if submission is None:
+        logger.warning("submission %s no longer exists", submission_id)
+        return None
+    if submission.status in FINAL:
+        if not force:
+            return None
+        submission.attempts = 0
+    elif submission.status == Status.RUNNING:
+        stale = heartbeat.is_stale(submission, now=now)
+        redelivered = bool(task_id) and task_id == submission.task_id
+        if not (stale or redelivered):
+            return None
+    if not submission.is_baseline and not submission.file:
+        logger.info("submission %s: its zip was deleted; not scored again", submission_id)
+        return None
+    if submission.attempts >= settings.SUBMISSION_MAX_ATTEMPTS:
+        # A pool process killed each time (out of memory, …) never got to say why.
+        reason = (
+            f"scoring was interrupted {submission.attempts} times (the worker stopped "
+            "each time); the organisers can rescore it"
         )
-        if submission is None:
-            logger.warning("submission %s no longer exists", submission_id)
-            return None
-        if submission.status in FINAL:
-            if not force:
-                return None
-            submission.attempts = 0
-        elif submission.status == Status.RUNNING:
-            stale = heartbeat.is_stale(submission, now=now)
-            redelivered = bool(task_id) and task_id == submission.task_id
-            if not (stale or redelivered):
-                return None
-        if not submission.is_baseline and not submission.file:
-            logger.info("submission %s: its zip was deleted; not scored again", submission_id)
-            return None
-        if submission.attempts >= settings.SUBMISSION_MAX_ATTEMPTS:
-            # A pool process killed each time (out of memory, …) never got to say why.
-            reason = (
-                f"scoring was interrupted {submission.attempts} times (the worker stopped "
-                "each time); the organisers can rescore it"
-            )
-            challenge = submission.dataset.challenge
-            hidden = not all(policy.scores_public(challenge, s) for s in submission.splits)
-            _write(
-                submission,
-                evaluation.Outcome.failed(evaluation.GENERIC_FAILURE if hidden else reason, reason),
-            )
-            return None
-        # A listed entry scored again leaves the boards until its new scores are in.
-        was_listed = submission.status == Status.SCORED
-        submission.status = Status.RUNNING
-        submission.attempts += 1
-        submission.started_at = now
-        submission.heartbeat_at = now  # the first beat; the run's thread keeps it fresh
-        submission.finished_at = None
-        submission.task_id = task_id
-        submission.save(
-            update_fields=[
-                "status",
-                "attempts",
-                "started_at",
-                "heartbeat_at",
-                "finished_at",
-                "task_id",
-            ]
+        challenge = submission.dataset.challenge
+        hidden = not all(policy.scores_public(challenge, s) for s in submission.splits)
+        outcomes.write(
+            submission,
+            evaluation.Outcome.failed(evaluation.GENERIC_FAILURE if hidden else reason, reason),
         )
-        if was_listed:
-            standings.listing_changed(dataset=submission.dataset, entrant=Entrant.of(submission))
-        return submission.attempts, submission
+        return None
+    # A listed entry scored again leaves the boards until its new scores are in.
+    was_listed = submission.status == Status.SCORED
+    submission.status = Status.RUNNING
+    submission.attempts += 1
+    submission.started_at = now
+    submission.heartbeat_at = now  # the first beat; the run's thread keeps it fresh
+    submission.finished_at = None
+    submission.task_id = task_id
+    submission.save(
+        update_fields=[
+            "status",
+            "attempts",
+            "started_at",
+            "heartbeat_at",
+            "finished_at",
+            "task_id",
+        ]
+    )
+    if was_listed:
+        standings.listing_changed(dataset=submission.dataset, entrant=Entrant.of(submission))
+    return submission.attempts, submission
 
 
 def _finish(
@@ -363,7 +459,7 @@ def _finish(
     try:
         with transaction.atomic():
             standings.lock_owners([submission_id])  # before the submission: see standings
-            # With its dataset and challenge (what _write reads), only its own row locked:
+            # With its dataset and challenge (what outcomes.write reads), only its own row locked:
             # never the dataset's, behind which every run finishing on it would wait.
             submission = (
                 Submission.objects.select_for_update(of=("self",), no_key=True)
@@ -375,88 +471,14 @@ def _finish(
                 transaction.on_commit(partial(terms.delete, stored.values()))
                 return None
             # The replaced SplitResult rows' terms files go on commit (apps.py).
-            _write(submission, outcome, stored=stored)
+            outcomes.write(submission, outcome, stored=stored)
     except BaseException:
         terms.delete(stored.values())
         raise
     return submission
 
 
-def _write(submission: Submission, outcome, *, stored: dict[str, str] | None = None) -> None:
-    """Replace scores and split results and set the final status (inside a transaction);
-    ``stored`` names the terms files of a scored outcome. The intervals of every split
-    whose scores came or went are asked for again."""
-    stored = stored or {}
-    previous = set(
-        SplitResult.objects.filter(submission=submission).values_list("split", flat=True)
-    )
-    Score.objects.filter(submission=submission).delete()
-    if previous:  # none (a first run): nothing to collect and delete
-        SplitResult.objects.filter(submission=submission).delete()
-    if outcome.status == Status.SCORED:
-        Score.objects.bulk_create(
-            Score(
-                submission=submission,
-                dataset_id=submission.dataset_id,
-                split=result.split,
-                loss=loss,
-                value=value,
-            )
-            for result in outcome.splits
-            # The split's losses, then each on every slice ("LOSS@SLICE", scoring.md §8).
-            for loss, value in [*result.scores.items(), *result.slice_scores.items()]
-        )
-        SplitResult.objects.bulk_create(
-            SplitResult(
-                submission=submission,
-                split=result.split,
-                filename=result.filename,
-                rows=result.rows,
-                non_probabilistic=result.non_probabilistic,
-                certain=result.certain,
-                plot_data=result.plot_data,
-                terms=stored.get(str(result.split), ""),
-            )
-            for result in outcome.splits
-        )
-        if submission.is_baseline:
-            submission.splits = [str(result.split) for result in outcome.splits]
-    submission.status = outcome.status
-    submission.errors = evaluation.bounded_report(outcome.errors)
-    submission.failure = bounded(outcome.failure, 2000)
-    submission.failure_detail = bounded(outcome.failure_detail, evaluation.REPORT_MAX_BYTES)
-    submission.finished_at = timezone.now()
-    fields = ["status", "errors", "failure", "failure_detail", "finished_at", "splits"]
-    if outcome.status == Status.INVALID and settings.SUBMISSION_INVALID_ZIP_RETENTION_DAYS == 0:
-        fields += _drop_invalid_zip(submission)
-    if outcome.status == Status.SCORED and not submission.is_baseline:
-        submission.predictions_sha256 = outcome.fingerprint
-        # The probing fields go with the status, in one UPDATE (record reads only the
-        # participant's other entries, the baseline and the challenge).
-        fields += probing.record(submission=submission, outcome=outcome, save=False)
-    submission.save(update_fields=fields)
-    standings.entries_changed(
-        dataset=submission.dataset,
-        entrant=Entrant.of(submission),
-        splits=previous | set(stored) | set(submission.splits),
-        locked=True,  # lock_owners took the participant's lock (_claim, _finish)
-    )
-    # An e-mail on commit, for those who asked (the notifications app's receiver).
-    signals.scoring_finished.send(sender=Submission, submission=submission)
-
-
 # --- Rescoring, the sweep, baselines -------------------------------------------------
-
-
-def _drop_invalid_zip(submission: Submission) -> list[str]:
-    """An invalid upload keeps only its report: its zip is deleted once the transaction
-    commits, so invalid uploads store nothing (the caller saves the fields returned)."""
-    if not submission.file:
-        return []
-    transaction.on_commit(partial(private_storage().delete, submission.file.name))
-    submission.file = ""
-    submission.file_deleted_at = submission.finished_at
-    return ["file", "file_deleted_at"]
 
 
 def rescore(*, submissions: QuerySet[Submission]) -> int:

@@ -11,7 +11,8 @@ from django.dispatch import Signal
 
 # A participant's listed entries or their scores changed, inside the transaction and
 # after the participant's lock. kwargs: ``dataset``, ``entrant`` (an entrants.Entrant, or
-# None for the baseline) and optionally ``bump`` (default True). The leaderboard rewrites
+# None for the baseline) or ``entrants`` (a list of them: a batch of scoring runs, after
+# every one's lock) and optionally ``bump`` (default True). The leaderboard rewrites
 # its kept best-per-participant rows and, with ``bump``, moves the dataset's generation on
 # (cached plots and counts go stale).
 listing_changed = Signal()

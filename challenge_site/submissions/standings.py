@@ -27,7 +27,24 @@ def lock(*, dataset_id: int, entrant: Entrant) -> None:
     entrant.lock(dataset_id=dataset_id)
 
 
-def lock_owners(submission_ids) -> None:
+def owners_of(submission_ids) -> set[tuple[int, Entrant]]:
+    """(dataset id, participant) of each of these submissions (baselines have none)."""
+    return {
+        (dataset_id, of_rows(pair))
+        for dataset_id, *pair in Submission.objects.filter(pk__in=submission_ids, is_baseline=False)
+        .values_list("dataset_id", "team_id", "user_id")
+        .distinct()
+    }
+
+
+def owners_from(submission: Submission) -> set[tuple[int, Entrant]]:
+    """``owners_of`` one submission already read (its dataset, team and user ids)."""
+    if submission.is_baseline:
+        return set()
+    return {(submission.dataset_id, of_rows((submission.team_id, submission.user_id)))}
+
+
+def lock_owners(submission_ids, *, read: set[tuple[int, Entrant]] | None = None) -> None:
     """Lock the participants of these submissions, in one order, before the caller locks
     or changes the submissions themselves: every transaction that ends in
     ``entries_changed`` takes its locks participant first, submissions second, so two of
@@ -39,16 +56,14 @@ def lock_owners(submission_ids) -> None:
     one (the team) locked too, so the caller never locks the entry and then waits for
     its team (while the team's other changes wait for the entry). A team's row comes
     after its members' quota rows in every transaction (submit, join), and an entry
-    only ever moves from its user to a team, so the loop ends and keeps that order."""
+    only ever moves from its user to a team, so the loop ends and keeps that order.
+    ``read``: their ``owners_of`` as the caller read them just before (then locked
+    first, and read again as above)."""
     ids = list(submission_ids)
     locked: set[tuple[int, Entrant]] = set()
     while True:
-        owners = {
-            (dataset_id, of_rows(pair))
-            for dataset_id, *pair in Submission.objects.filter(pk__in=ids, is_baseline=False)
-            .values_list("dataset_id", "team_id", "user_id")
-            .distinct()
-        }
+        owners = read if read is not None else owners_of(ids)
+        read = None
         new = owners - locked
         if not new:
             return
@@ -78,24 +93,46 @@ def entries_changed(
     on is left as it is (its entries, and so its steps, did not change; a new ranking
     loss or new options recompute every Ladder, receivers.py). ``locked``: the caller
     holds the participant's lock already (``lock_owners`` in this transaction)."""
-    changed = scored_splits(splits, has_public_part=dataset.challenge.has_public_part)
-    for split in changed:
-        signals.intervals_stale.send(sender=Dataset, dataset_id=dataset.pk, split=split)
     if entrant is None:
+        _ask_intervals(dataset, splits)
         with transaction.atomic():  # the baseline's rows: deleted and written as one
             listing_changed(dataset=dataset, entrant=None)
         return
     with transaction.atomic():
         if not locked:
             entrant.lock(dataset_id=dataset.pk)
-        for split in ladder.LADDER_SPLITS:
-            if split not in changed:
-                continue
-            ladder.refresh(dataset=dataset, entrant=entrant, split=split)
-            # The board's row after the participant's: every transaction takes them so.
-            board_ladder.refresh(dataset=dataset, split=split)
+        entrants_changed(dataset=dataset, changes={entrant: splits})
+
+
+def entrants_changed(*, dataset: Dataset, changes: dict[Entrant, set[str]]) -> None:
+    """``entries_changed`` for several participants at once (a batch of scoring runs),
+    whose locks the caller holds (``lock_owners``): each participant's Ladder, finals and
+    best rows, then the board's Ladder once per split, the intervals asked for once per
+    split and the dataset's generation moved on once."""
+    has_public_part = dataset.challenge.has_public_part
+    scored = {
+        entrant: set(scored_splits(splits, has_public_part=has_public_part))
+        for entrant, splits in changes.items()
+    }
+    everywhere = set().union(*scored.values())
+    _ask_intervals(dataset, everywhere)
+    for split in ladder.LADDER_SPLITS:
+        if split in everywhere:
+            whose = [entrant for entrant, splits in scored.items() if split in splits]
+            ladder.refresh_many(dataset=dataset, entrants=whose, split=split)
+    for entrant in scored:
         finals.refresh(dataset=dataset, entrant=entrant)
-        listing_changed(dataset=dataset, entrant=entrant)
+    # The board's row after the participants': every transaction takes them so.
+    for split in ladder.LADDER_SPLITS:
+        if split in everywhere:
+            board_ladder.refresh(dataset=dataset, split=split)
+    signals.listing_changed.send(sender=Dataset, dataset=dataset, entrants=list(scored))
+
+
+def _ask_intervals(dataset: Dataset, splits) -> None:
+    changed = scored_splits(splits, has_public_part=dataset.challenge.has_public_part)
+    for split in changed:
+        signals.intervals_stale.send(sender=Dataset, dataset_id=dataset.pk, split=split)
 
 
 def listing_changed(*, dataset: Dataset, entrant: Entrant | None) -> None:

@@ -10,7 +10,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from scoring.archive import ArchiveError, Limits, inspect, open_zip, verify
+from scoring.archive import ArchiveError, HeldArchive, Limits, inspect, open_zip, verify
 
 
 def gaussian_lines(rows: int, *, seed: int = 1) -> bytes:
@@ -297,3 +297,40 @@ def test_long_member_names_are_shortened_in_messages():
     )
     contents = accepted(make_zip({f"{folder}/gaze_val_predict.txt": VAL}))
     assert contents.members["val"].name == "…" + f"{folder}/gaze_val_predict.txt"[-100:]
+
+
+def _members(data: bytes):
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    return archive, {info.filename: info for info in archive.infolist()}
+
+
+def test_a_held_archive_inflates_a_small_member_once_and_reads_it_whole_each_time(
+    monkeypatch,
+):
+    big = gaussian_lines(300)
+    archive, infos = _members(make_zip({"gaze_val_predict.txt": VAL, "gaze_test_predict.txt": big}))
+    opened = []
+    real = archive.open
+    monkeypatch.setattr(archive, "open", lambda info: opened.append(info.filename) or real(info))
+    held = HeldArchive(archive, max_bytes=len(big) - 1, total_bytes=10**6)
+    for _ in range(3):
+        assert held.open(infos["gaze_val_predict.txt"]).read() == VAL
+        assert held.open(infos["gaze_test_predict.txt"]).read() == big  # too big: not held
+    assert opened.count("gaze_val_predict.txt") == 1
+    assert opened.count("gaze_test_predict.txt") == 3
+    # A total too small for the next member: it is read from the zip each time.
+    archive, infos = _members(make_zip({"a.txt": VAL, "b.txt": VAL}))
+    held = HeldArchive(archive, max_bytes=10**6, total_bytes=len(VAL) + 1)
+    assert held.open(infos["a.txt"]).read() == held.open(infos["b.txt"]).read() == VAL
+    assert list(held._held) == ["a.txt"]
+
+
+def test_a_held_archive_holds_no_damaged_member_and_each_reader_meets_its_error():
+    data = bytearray(make_zip({"gaze_val_predict.txt": VAL}, compression=zipfile.ZIP_STORED))
+    data[data.find(VAL[:10])] ^= 0x01
+    archive, infos = _members(bytes(data))
+    held = HeldArchive(archive, max_bytes=10**6, total_bytes=10**6)
+    for _ in range(2):
+        with pytest.raises(zipfile.BadZipFile, match="Bad CRC-32"):
+            held.open(infos["gaze_val_predict.txt"]).read()
+    assert held._held == {}

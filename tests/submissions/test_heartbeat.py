@@ -223,3 +223,30 @@ def test_a_stale_limit_under_two_beats_stops_start_up(tmp_path):
         timeout=60,
     )
     assert ok.stdout.split() == ["10", "20"], ok.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_thread_beats_every_run_of_a_batch_until_each_is_gone(gaze, participant, monkeypatch):
+    first = running(queued_submission(participant, gaze.challenge))
+    second = running(queued_submission(participant, gaze.challenge))
+    real_beat = heartbeat.beat
+    beats: list[tuple[int, bool]] = []
+    done = threading.Event()
+
+    def counted(**kwargs):
+        result = real_beat(**kwargs)
+        beats.append((kwargs["submission_id"], result))
+        if len(beats) == 2:  # after one beat of each, another worker takes `first` over
+            Submission.objects.filter(pk=first.pk).update(attempts=2)
+        if len(beats) >= 6:
+            done.set()
+        return result
+
+    monkeypatch.setattr(heartbeat, "beat", counted)
+    with heartbeat.beating_runs([(first.pk, 1), (second.pk, 1)], interval=0.01):
+        assert done.wait(timeout=10)
+        assert len(heartbeat_threads(first.pk)) == 1  # one thread for the batch
+    assert beats[:3] == [(first.pk, True), (second.pk, True), (first.pk, False)]
+    # `first` is beaten no more; `second` still is, every time.
+    assert set(beats[3:]) == {(second.pk, True)}
+    assert Submission.objects.get(pk=second.pk).heartbeat_at != VALIDATION  # beaten

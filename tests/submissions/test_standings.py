@@ -19,8 +19,10 @@ def heard():
     def stale(sender, dataset_id, split, **kwargs):
         told.append(("intervals_stale", dataset_id, split))
 
-    def listing(sender, dataset, entrant, **kwargs):
-        told.append(("listing_changed", dataset.pk, entrant))
+    def listing(sender, dataset, entrant=None, entrants=None, **kwargs):
+        # One signal for a batch's participants (entrants), in the order given.
+        for one in [entrant] if entrants is None else entrants:
+            told.append(("listing_changed", dataset.pk, one))
 
     signals.intervals_stale.connect(stale, sender=Dataset)
     signals.listing_changed.connect(listing, sender=Dataset)

@@ -131,8 +131,9 @@ def test_deleted_submission_is_skipped(gaze, participant, caplog):
 
 
 def test_sweep_queues_stuck_submissions_again(
-    gaze, participant, django_capture_on_commit_callbacks
+    gaze, participant, django_capture_on_commit_callbacks, settings
 ):
+    settings.SUBMISSION_BATCH_SIZE = 1  # the sweep's choice alone: no batch takes `fresh`
     stuck_queued = queued_submission(participant, gaze.challenge)
     stuck_running = queued_submission(participant, gaze.challenge)
     Submission.objects.filter(pk=stuck_running.pk).update(
