@@ -60,11 +60,15 @@ def rows_off_exact_mode(values: np.ndarray) -> int:
     if n == 0:
         return 0
     keys = _keys(values)
-    # A row repeats no more often than its first column's value: when that column's
-    # values are all distinct (a model's file), no row repeats, and no lexsort is needed.
-    first = np.sort(keys[:, 0])
-    if n == 1 or not np.any(first[1:] == first[:-1]):
-        return n - 1
+    # A row repeats no more often than any one of its columns' values: when a column's
+    # values are all distinct (a model's predictive means), no row repeats, and no
+    # lexsort is needed. Constant columns (a row type) are not sorted for it.
+    for column in keys.T:
+        if column[0] == column[-1] and np.all(column == column[0]):
+            continue
+        ordered = np.sort(column)
+        if not np.any(ordered[1:] == ordered[:-1]):
+            return n - 1
     # Rows sorted by every column, then the longest run of equal rows: 3× quicker than
     # np.unique(axis=0), which compares rows as structured records.
     ordered = keys[np.lexsort(keys.T[::-1])]

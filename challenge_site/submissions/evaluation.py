@@ -376,7 +376,7 @@ def _evaluate_archive(archive, dataset: Dataset, limits: Limits, progress: Progr
     archive = HeldArchive(archive, max_bytes=HELD_BYTES, total_bytes=HELD_BYTES)
     options = dataset.scoring_options
     # The dataset's target and slices files, read once for the run.
-    files = list(dataset.files.filter(kind__in=[Kind.TARGETS, Kind.SLICES]))
+    files = _scoring_files(dataset)
     stored_targets = {datafile.split for datafile in files if datafile.kind == Kind.TARGETS}
 
     # 1. Every file checked in full before any target is read (a split with no file yet
@@ -410,6 +410,16 @@ def _evaluate_archive(archive, dataset: Dataset, limits: Limits, progress: Progr
             )
         splits.extend(_with_parts(dataset, split, member.name, evaluation, files=files))
     return Outcome(Status.SCORED, splits, fingerprint=_fingerprint(archive, contents))
+
+
+def _scoring_files(dataset: Dataset) -> list:
+    """The dataset's target and slices files, read once per Dataset row read: the runs
+    of a batch share their dataset's (batches.claim_more), a later run reads its own."""
+    files = getattr(dataset, "_scoring_files", None)
+    if files is None:
+        files = list(dataset.files.filter(kind__in=[Kind.TARGETS, Kind.SLICES]))
+        dataset._scoring_files = files
+    return files
 
 
 def _fingerprint(archive, contents) -> str:
