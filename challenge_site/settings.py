@@ -614,6 +614,10 @@ CELERY_TASK_EAGER_PROPAGATES = True
 if CELERY_BROKER_URL is None:
     CELERY_BROKER_URL = "memory://"
 CELERY_TASK_ACKS_LATE = True
+# Celery closes a worker's database connection around every task unless this count is
+# set; set past any worker's life, the connection is kept under Django's rules instead
+# (CONN_MAX_AGE, errors, health checks: challenge_site/celery.py).
+CELERY_DB_REUSE_MAX = 2**31
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"

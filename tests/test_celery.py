@@ -1,6 +1,9 @@
+import time
 from pathlib import Path
 
+import pytest
 from django.conf import settings
+from django.contrib.auth.models import User
 
 from challenge_site.celery import app
 
@@ -75,3 +78,74 @@ def test_beat_sends_the_sweeps_every_one_of_them_run_even_after_a_backlog():
     }
     app.loader.import_default_modules()
     assert {entry["task"] for entry in schedule.values()} <= set(app.tasks)
+
+
+def _connection_closes(monkeypatch):
+    """Counts the closes of the default database connection (SQLite's in-memory test
+    database ignores a close, so the calls are what is counted)."""
+    from django.db import connection
+
+    closes = []
+    real_close = connection.close
+    monkeypatch.setattr(connection, "close", lambda: closes.append(1) or real_close())
+    return connection, closes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_keeps_its_database_connection_from_task_to_task(monkeypatch):
+    """Celery's Django fix-up, as a worker installs it, no longer closes the connection
+    around each task (a new PostgreSQL connection per task, as long as a small upload's
+    scoring); Django's rules run instead and keep a connection that is fine."""
+    from celery.fixups.django import DjangoWorkerFixup
+
+    from challenge_site.celery import keep_database_connections
+
+    fixup = DjangoWorkerFixup(app)
+    task = app.tasks["submissions.score"]
+    assert task.request.is_eager is False
+    connection, closes = _connection_closes(monkeypatch)
+    connection.ensure_connection()
+    connection.close_at = time.monotonic() + 600  # CONN_MAX_AGE, as settings give PostgreSQL
+    for _ in range(3):
+        fixup.on_task_prerun(sender=task)
+        keep_database_connections(sender=task)
+        User.objects.exists()
+        fixup.on_task_postrun(sender=task)
+        keep_database_connections(sender=task)
+    assert closes == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_drops_a_connection_past_its_age_or_after_an_error(monkeypatch):
+    from challenge_site.celery import keep_database_connections
+
+    task = app.tasks["submissions.score"]
+    connection, closes = _connection_closes(monkeypatch)
+    connection.ensure_connection()
+    connection.close_at = time.monotonic() - 1  # CONN_MAX_AGE passed
+    keep_database_connections(sender=task)
+    assert closes == [1]
+
+    connection.ensure_connection()
+    connection.close_at = None
+    connection.errors_occurred = True
+    monkeypatch.setattr(connection, "is_usable", lambda: False)  # the server went away
+    keep_database_connections(sender=task)
+    assert closes == [1, 1]
+
+
+@pytest.mark.django_db
+def test_a_task_run_eagerly_leaves_its_callers_connection_alone(monkeypatch):
+    """Without a broker a task runs inside its caller's transaction: never closed there,
+    even past its age."""
+    from challenge_site.celery import keep_database_connections
+
+    task = app.tasks["submissions.score"]
+    connection, closes = _connection_closes(monkeypatch)
+    connection.close_at = time.monotonic() - 1
+    task.push_request(is_eager=True)
+    try:
+        keep_database_connections(sender=task)
+    finally:
+        task.pop_request()
+    assert closes == []
