@@ -2,6 +2,8 @@
 test against the baseline, the concentration of a change, correlations), on seeded
 simulations of the attacks and of honest participants (probing_sim.py)."""
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -104,3 +106,41 @@ def test_random_vectors_are_uncorrelated_and_their_vote_is_not():
     fits = sim.honest(world, seed=14)
     assert correlation(sim.nlp(fits[-1], world.y), sim.nlp(fits[-2], world.y)) > 0.5
     assert correlation(vote, vote[:-1]) is None and combination_corr(vote, [], []) is None
+
+
+def _rows_off_exact_mode_by_counting(values: np.ndarray) -> int:
+    """Written apart from scoring.probing: each row as a tuple of Python values (every
+    NaN one value, -0.0 equal to 0.0), counted."""
+    rows = values.reshape(values.shape[0], -1)
+    counts = Counter(tuple("nan" if np.isnan(x) else float(x) + 0.0 for x in row) for row in rows)
+    return len(rows) - max(counts.values())
+
+
+def _files_with_repeats(seed: int) -> np.ndarray:
+    """A seeded file of 1-4 columns whose rows repeat, drawn from few values among which
+    NaN, ±inf, -0.0 and 0.0, some columns constant."""
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(1, 60)), int(rng.integers(1, 5))
+    pool = np.array([0.0, -0.0, 1.0, 0.5, -2.0, np.nan, np.inf, -np.inf, 1e300, 5e-324])
+    values = rng.choice(pool[: int(rng.integers(1, len(pool) + 1))], size=(n, k))
+    if rng.random() < 0.3:
+        values[:, int(rng.integers(k))] = rng.normal(size=n)  # one column all distinct
+    return values if k > 1 or rng.random() < 0.5 else values[:, 0]
+
+
+def test_rows_off_exact_mode_agrees_with_counting_rows_on_seeded_files():
+    for seed in range(3000):
+        values = _files_with_repeats(seed)
+        assert rows_off_exact_mode(values) == _rows_off_exact_mode_by_counting(values), seed
+
+
+def test_rows_off_exact_mode_survives_hash_collisions(monkeypatch):
+    """Every row hashed alike (the worst collision): the check of the largest hash group
+    finds different rows, and the lexsort counts."""
+    import scoring.probing as probing
+
+    monkeypatch.setattr(probing, "_row_hashes", lambda keys: np.zeros(len(keys), np.uint64))
+    for seed in range(300):
+        values = _files_with_repeats(seed)
+        assert rows_off_exact_mode(values) == _rows_off_exact_mode_by_counting(values), seed
+    assert rows_off_exact_mode(np.array([[1.0, 2.0], [1.0, 2.0]])) == 0
