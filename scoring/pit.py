@@ -164,7 +164,18 @@ def histogram_and_coverage(mean_pit: MeanPit, n_bins: int, levels) -> tuple[np.n
 def ks_distance(mean_pit: MeanPit) -> float:
     """sup_u |F̄(u) − u| on [0, 1]: F̄ is linear between its breakpoints, so the sup is
     at one of them, approached from the left or the right."""
-    x = mean_pit.breakpoints()
-    at, before = mean_pit.counts(x)
     n = mean_pit.n
+    points = mean_pit.points
+    if mean_pit.low.size == 0 and points.size == n > 0:
+        # Single values only (a file of continuous predictions): F̄ steps at each distinct
+        # value, from the start of its run in the sorted values to the end (what counts'
+        # searches would find, without them); 0 and 1 are evaluated.
+        starts = np.flatnonzero(np.r_[True, points[1:] != points[:-1]])
+        x = np.concatenate([points[starts], [0.0, 1.0]])
+        at, before = mean_pit.counts(x[-2:])
+        at = np.concatenate([np.r_[starts[1:], n].astype(np.float64), at])
+        before = np.concatenate([starts.astype(np.float64), before])
+    else:
+        x = mean_pit.breakpoints()
+        at, before = mean_pit.counts(x)
     return float(max(np.max(np.abs(at / n - x)), np.max(np.abs(before / n - x))))

@@ -232,6 +232,22 @@ def test_single_values_give_scipys_ks_statistic():
     )
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_single_values_with_ties_and_atoms_at_0_and_1_give_scipys_ks_statistic(seed):
+    """ks_distance's shortcut for single values (the runs of the sorted values) against
+    scipy and against F̄ evaluated at its breakpoints."""
+    rng = np.random.default_rng(2870 + seed)
+    n = int(rng.integers(1, 400))
+    pit = np.round(rng.beta(0.7, 1.3, n), int(rng.integers(1, 4)))  # ties; 0 and 1 too
+    pit[rng.random(n) < 0.05] = 1.0
+    mean_pit = MeanPit.of(pit)
+    x = mean_pit.breakpoints()
+    at, before = mean_pit.counts(x)
+    at_breakpoints = max(np.max(np.abs(at / n - x)), np.max(np.abs(before / n - x)))
+    assert ks_distance(mean_pit) == at_breakpoints
+    assert ks_distance(mean_pit) == pytest.approx(stats.kstest(pit, "uniform").statistic, abs=1e-15)
+
+
 def test_the_mean_of_randomised_pit_histograms():
     # F̄ is the randomised PIT's distribution averaged over its randomisation: the mean
     # of many randomised histograms (each np.histogram of uniform draws on [l, u]).
