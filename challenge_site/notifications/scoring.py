@@ -1,9 +1,9 @@
 """The e-mail "your submission has finished scoring" (opt-in:
 Profile.email_on_scoring_finished).
 
-submissions.outcomes.write calls ``scoring_finished`` inside the scoring transaction;
-nothing is read or sent there: on commit, ``enqueue`` sends the task only if someone is
-to be told, and the task (``notify``) claims a ScoringNotice per recipient before their
+submissions.outcomes calls ``scoring_finished`` inside the scoring transaction, once for
+the runs it writes together; nothing is read or sent there: on commit, ``enqueue`` sends
+the task only for the entries someone is to be told of (one check for all of them), and the task (``notify``) claims a ScoringNotice per recipient before their
 message goes out. A mail server that is down, a lost broker or a bug here never touches
 the scoring run.
 
@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import logging
 import smtplib
+from collections import defaultdict
 from datetime import datetime
+from functools import partial
 
 from django.contrib.auth import get_user_model
 from django.core.mail import get_connection
@@ -49,29 +51,28 @@ ANCHORS = {Status.SCORED: "#scores", Status.INVALID: "#errors", Status.FAILED: "
 VERBS = {Status.SCORED: "is scored", Status.INVALID: "is invalid", Status.FAILED: "failed"}
 
 
-def scoring_finished(submission: Submission) -> None:
-    """A scoring run of ``submission`` set its final status (called inside the run's
-    transaction): the e-mail is considered once that commits. Reads nothing, never
-    raises."""
-    if submission.is_baseline or submission.status not in FINAL:
-        return
-    # What ``pending`` reads of it, as committed (a copy: the caller's row lives on).
-    outcome = Submission(
-        pk=submission.pk,
-        status=submission.status,
-        user_id=submission.user_id,
-        team_id=submission.team_id,
-    )
+def scoring_finished(submissions: list[Submission]) -> None:
+    """Scoring runs set these submissions' final statuses (called inside their
+    transaction, one call for the runs written together): the e-mails are considered
+    once that commits, in one check for all of them. Reads nothing, never raises."""
+    # What ``to_tell`` reads of each, as committed (copies: the caller's rows live on).
+    outcomes = [
+        Submission(
+            pk=submission.pk,
+            status=submission.status,
+            user_id=submission.user_id,
+            team_id=submission.team_id,
+        )
+        for submission in submissions
+        if not submission.is_baseline and submission.status in FINAL
+    ]
+    if outcomes:
+        transaction.on_commit(partial(enqueue, outcomes), robust=True)
 
-    def after_commit():
-        enqueue(outcome.pk, outcome=outcome)
 
-    transaction.on_commit(after_commit, robust=True)
-
-
-def on_scoring_finished(*, submission: Submission, **_) -> None:
+def on_scoring_finished(*, submissions: list[Submission], **_) -> None:
     """Receiver of submissions.signals.scoring_finished."""
-    scoring_finished(submission)
+    scoring_finished(submissions)
 
 
 def recipients_for(submission: Submission) -> QuerySet:
@@ -92,22 +93,49 @@ def pending(submission: Submission) -> QuerySet:
     )
 
 
-def enqueue(submission_id: int, *, outcome: Submission | None = None) -> None:
-    """Send the task (by name: tasks.py imports this module) when someone is to be told,
-    so that rescoring many entries queues nothing for those who did not ask. Never
-    raises: an e-mail that cannot be sent must not fail the scoring. ``outcome``: the
-    entry's status and makers as its run committed them (else they are read)."""
+def to_tell(outcomes: list[Submission]) -> list[Submission]:
+    """Those of the outcomes (status, maker and team as committed) that someone is to be
+    told of: ``pending`` of each, read for all of them at once (the teams' members, who
+    asked among the recipients, and, only if someone did, what they were told)."""
+    members: dict[int, set[int]] = defaultdict(set)
+    teams = {outcome.team_id for outcome in outcomes if outcome.team_id is not None}
+    if teams:
+        for team_id, user_id in Membership.objects.filter(team_id__in=teams).values_list(
+            "team_id", "user_id"
+        ):
+            members[team_id].add(user_id)
+    recipients = {
+        outcome.pk: ({outcome.user_id} - {None}) | members.get(outcome.team_id, set())
+        for outcome in outcomes
+    }
+    everyone = get_user_model().objects.filter(pk__in=set().union(*recipients.values()))
+    asked = set(emails.opted_in(everyone, kind=emails.Kind.SCORING).values_list("pk", flat=True))
+    wanted = {pk: users & asked for pk, users in recipients.items()}
+    if not any(wanted.values()):
+        return []
+    told = set(
+        ScoringNotice.objects.filter(
+            submission_id__in=[pk for pk, users in wanted.items() if users]
+        ).values_list("submission_id", "status", "user_id")
+    )
+    return [
+        outcome
+        for outcome in outcomes
+        if any((outcome.pk, outcome.status, user) not in told for user in wanted[outcome.pk])
+    ]
+
+
+def enqueue(outcomes: list[Submission]) -> None:
+    """Send the task (by name: tasks.py imports this module) for each outcome someone is
+    to be told of, so that rescoring many entries queues nothing for those who did not
+    ask. Never raises: an e-mail that cannot be sent must not fail the scoring."""
     try:
-        # What ``pending`` reads: the outcome and who made the entry.
-        submission = outcome or (
-            Submission.objects.filter(pk=submission_id).only("status", "user_id", "team_id").first()
-        )
-        if submission is None or submission.status not in FINAL or not pending(submission):
-            return
-        celery_app.signature(TASK, args=(submission_id,)).delay()
+        for outcome in to_tell(outcomes):
+            celery_app.signature(TASK, args=(outcome.pk,)).delay()
     except Exception:
         logger.exception(
-            "submission %s: its scoring e-mail could not be queued or sent", submission_id
+            "submissions %s: their scoring e-mails could not be queued or sent",
+            ", ".join(str(outcome.pk) for outcome in outcomes),
         )
 
 

@@ -196,6 +196,5 @@ def _write(runs: list[Run], stored: dict[int, dict[str, str]]) -> list[Submissio
     for submission in written:
         changes.setdefault(Entrant.of(submission), set()).update(changed[submission.pk])
     standings.entrants_changed(dataset=written[0].dataset, changes=changes)
-    for submission in written:
-        outcomes.finished(submission)
+    outcomes.finished(written)
     return written

@@ -30,12 +30,13 @@ def write(submission: Submission, outcome, *, stored: dict[str, str] | None = No
         splits=splits,
         locked=True,  # lock_owners took the participant's lock (_claim, _finish)
     )
-    finished(submission)
+    finished([submission])
 
 
-def finished(submission: Submission) -> None:
-    """An e-mail on commit, for those who asked (the notifications app's receiver)."""
-    signals.scoring_finished.send(sender=Submission, submission=submission)
+def finished(submissions: list[Submission]) -> None:
+    """E-mails on commit, for those who asked (the notifications app's receiver): one
+    signal for the runs written in this transaction."""
+    signals.scoring_finished.send(sender=Submission, submissions=submissions)
 
 
 def store(submission: Submission, outcome, *, stored: dict[str, str] | None = None) -> set[str]:

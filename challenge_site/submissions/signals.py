@@ -26,6 +26,7 @@ boards_stale = Signal()
 # transaction commits. kwargs: ``dataset_id``, ``split``.
 intervals_stale = Signal()
 
-# A submission's scoring ended (scored or invalid), inside its transaction.
-# kwargs: ``submission``. The notifications app sends the e-mail its owner asked for.
+# Scoring runs ended (scored, invalid or failed), inside the transaction that wrote them.
+# kwargs: ``submissions``, a list (a batch's runs are written together). The
+# notifications app sends the e-mails their owners asked for.
 scoring_finished = Signal()

@@ -195,7 +195,7 @@ def test_a_mail_server_that_is_down_never_fails_the_scoring(
     assert submission.status == Status.SCORED
     assert set(values(submission, "val")) == scored_losses(gaze)
     assert mailoutbox == [] and not ScoringNotice.objects.exists()  # the claim was released
-    assert "its scoring e-mail could not be queued or sent" in caplog.text
+    assert f"submissions {submission.pk}: their scoring e-mails could not be queued" in caplog.text
     monkeypatch.undo()
     # The server is back: the task (a retry, or a second delivery) sends it, once.
     assert tasks.send_scoring_notice.delay(submission.pk).get() == 1
@@ -205,8 +205,8 @@ def test_a_mail_server_that_is_down_never_fails_the_scoring(
 
 def test_baselines_and_unfinished_runs_register_nothing(ada, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks() as callbacks:
-        notices.scoring_finished(Submission(is_baseline=True, status=Status.SCORED))
-        notices.scoring_finished(Submission(user=ada, status=Status.RUNNING))
+        notices.scoring_finished([Submission(is_baseline=True, status=Status.SCORED)])
+        notices.scoring_finished([Submission(user=ada, status=Status.RUNNING)])
     assert callbacks == []
 
 
@@ -277,3 +277,53 @@ def test_the_ladders_first_shown_score_is_not_said_to_beat_an_earlier_one(
     page = client.get(f"/submissions/{second.pk}/").content.decode()
     assert "it is your first entry with a shown score" not in page
     assert "beat your shown score" in page or "beat your previous shown score" in page
+
+
+def test_the_entries_of_one_transaction_are_checked_together(
+    gaze, ada, bob, django_capture_on_commit_callbacks, django_assert_num_queries
+):
+    """A batch's outcomes: one callback on commit, and one check for all of them (who is
+    in the teams, who asked, what they were told) that finds exactly ``pending``'s."""
+    from challenge_site.teams import services as teams
+    from tests.factories import make_user
+    from tests.notifications.test_models import notice
+    from tests.submissions.helpers import queued_submission
+
+    from .helpers import opt_in
+
+    cy = opt_in(make_user("cy"), scoring=True)
+    dan = opt_in(make_user("dan"), scoring=True)
+    team = teams.create(challenge=gaze.challenge, user=bob, name="Gaze", now=VALIDATION)
+    teams.join(team=team, user=cy, now=VALIDATION)
+    entries = {
+        "ada's": queued_submission(ada, gaze.challenge),
+        "bob's alone": queued_submission(bob, gaze.challenge),
+        "told already": queued_submission(dan, gaze.challenge),
+        "told of another outcome": queued_submission(dan, gaze.challenge),
+    }
+    Submission.objects.filter(pk=entries["bob's alone"].pk).update(team=None)
+    entries["the team's"] = queued_submission(bob, gaze.challenge)
+    Submission.objects.filter(pk=entries["the team's"].pk).update(team=team)
+    notice(entries["told already"], dan, status=Status.SCORED)
+    notice(entries["told of another outcome"], dan, status=Status.FAILED)
+    Submission.objects.filter(pk__in=[e.pk for e in entries.values()]).update(status=Status.SCORED)
+    rows = list(Submission.objects.filter(pk__in=[e.pk for e in entries.values()]))
+    assert [row.team_id is not None for row in rows].count(True) == 1
+
+    with django_capture_on_commit_callbacks() as callbacks:
+        notices.scoring_finished(rows)
+    assert len(callbacks) == 1
+    outcomes = callbacks[0].args[0]
+    with django_assert_num_queries(3):  # the team's members, who asked, what was told
+        told = {outcome.pk for outcome in notices.to_tell(outcomes)}
+    names = {entry.pk: name for name, entry in entries.items()}
+    assert sorted(names[pk] for pk in told) == [
+        "ada's",
+        "the team's",
+        "told of another outcome",
+    ]
+    assert told == {row.pk for row in rows if notices.pending(row).exists()}
+    # Nobody asked: one query, nothing queued.
+    alone = [outcome for outcome in outcomes if outcome.pk == entries["bob's alone"].pk]
+    with django_assert_num_queries(1):
+        assert notices.to_tell(alone) == []

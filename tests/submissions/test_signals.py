@@ -24,7 +24,7 @@ def test_the_leaderboard_hears_of_listings_and_stale_intervals(gaze):
 
 def test_the_notifications_hear_that_scoring_finished(gaze):
     entry = add_entry(gaze, user=make_user("ada"), val=reg(0.5, 0.4))
-    responses = signals.scoring_finished.send(sender=Submission, submission=entry)
+    responses = signals.scoring_finished.send(sender=Submission, submissions=[entry])
     assert [name.split(".")[:2] for name in answered_by(responses)] == [
         ["challenge_site", "notifications"]
     ]
