@@ -120,8 +120,7 @@ def entrants_changed(*, dataset: Dataset, changes: dict[Entrant, set[str]]) -> N
         if split in everywhere:
             whose = [entrant for entrant, splits in scored.items() if split in splits]
             ladder.refresh_many(dataset=dataset, entrants=whose, split=split)
-    for entrant in scored:
-        finals.refresh(dataset=dataset, entrant=entrant)
+    finals.refresh_many(dataset=dataset, entrants=list(scored))
     # The board's row after the participants': every transaction takes them so.
     for split in ladder.LADDER_SPLITS:
         if split in everywhere:

@@ -248,3 +248,51 @@ def test_whether_finals_are_in_force_is_read_from_their_partial_index(beta):
             cursor.execute("EXPLAIN QUERY PLAN " + sql, params)
         text = " ".join(str(part) for row in cursor.fetchall() for part in row)
     assert "submission_final_idx" in text, text
+
+
+def _entrants(*users):
+    from challenge_site.submissions.entrants import Entrant
+
+    return [Entrant.for_user(user_id=user.pk, team_id=None) for user in users]
+
+
+def test_a_batch_refreshes_each_participants_finals_in_a_few_queries(
+    beta, submit_zip, django_assert_num_queries
+):
+    """One refresh for three participants (a batch of scoring runs): one chose an entry,
+    two did not (their K best on the public part count); each gets their own answer."""
+    ada, bob, cy = (make_user(name) for name in ("ada", "bob", "cy"))
+    uploads = {
+        user: [_upload(submit_zip, user, beta, seed) for seed in range(3 * i, 3 * i + 3)]
+        for i, user in enumerate((ada, bob, cy))
+    }
+    chosen = uploads[ada][1]
+    Submission.objects.filter(pk=chosen.pk).update(final=True)
+    Submission.objects.filter(dataset=beta).update(in_final_ranking=True)
+    k = beta.challenge.final_entries
+    with django_assert_num_queries(5):  # the chosen; bob's and cy's K best; two UPDATEs
+        finals.refresh_many(dataset=beta, entrants=_entrants(ada, bob, cy))
+    assert _counted(ada, beta) == {chosen.pk}
+    for user in (bob, cy):
+        best = sorted(uploads[user], key=lambda s: (_public(s), s.created, s.pk))[:k]
+        assert _counted(user, beta) == {s.pk for s in best}
+
+
+def test_without_a_public_part_a_batch_counts_every_test_entry_in_four_queries(
+    challenge, submit_zip, django_assert_num_queries
+):
+    dataset = make_dataset(challenge, "beta", task="classification", sizes=(40, 20, N_TEST))
+    users = [make_user(name) for name in ("ada", "bob", "cy", "dan")]
+    tests = {
+        user: {_upload(submit_zip, user, dataset, seed).pk for seed in (1, 2)} for user in users
+    }
+    files = {"beta_val_predict.txt": b"0.5\n" * 20}
+    validation = submit_zip(users[0], challenge, files, now=VALIDATION)
+    Submission.objects.filter(dataset=dataset).update(in_final_ranking=True)
+    Submission.objects.filter(pk=next(iter(tests[users[1]]))).update(in_final_ranking=False)
+    with django_assert_num_queries(4):  # the chosen (none), the test entries, two UPDATEs
+        finals.refresh_many(dataset=dataset, entrants=_entrants(*users))
+    for user in users:
+        assert _counted(user, dataset) == tests[user]
+    validation.refresh_from_db()
+    assert validation.in_final_ranking is False
