@@ -13,6 +13,9 @@ participants do:
 - throughput, for each worker count of ``--workers``: the workers stop consuming,
   ``--burst`` uploads are queued, the workers start consuming again, and the figure is
   uploads / (last one scored - consuming started): scoring alone, uploads excluded;
+  beside it, a worker's time per entry over the floor, ``scoring.evaluate`` of the same
+  file and targets in this process just after (a ratio the machine's speed, which
+  drifts here by up to 2x, cancels from);
 - deadline: ``--deadline`` uploads over ``--window`` seconds from 50 participants, the
   arrival rate growing linearly to twice the mean at the end (the last hour of a
   challenge, compressed), with ``--deadline-workers`` workers; upload-to-scored latency
@@ -23,6 +26,10 @@ With ``--s3`` the files live in a SeaweedFS S3 server (tests/stack/s3.py) and th
 process and each worker run as separate hosts (network namespaces, tests/stack/hosts.py;
 separate processes and folders when namespaces cannot be made: the output says which).
 Without it, the workers are separate processes on this machine sharing one folder.
+
+After the challenge is imported and two uploads scored, the database is analyzed
+(planner statistics, as autovacuum gives any database that has run a minute);
+``--no-analyze`` leaves it without them.
 
 Upload-to-scored runs from just before the client sends the upload to the moment the
 worker stored the scores (``Submission.finished_at``; same machine, same clock).
@@ -52,7 +59,7 @@ rush`` the rush (or the pair) alone, ``--only board`` the board alone; by defaul
 Usage: python bench/stack.py [--s3] [--workers 1,2,4] [--burst 60] [--deadline 500]
        [--window 60] [--deadline-workers 2] [--sequential 10] [--rows 20000]
        [--rush-pair [--off-first]] [--background-nice 10] [--only scoring|rush|board] [--board-sizes 100,100000,1000000]
-       [--json]
+       [--no-analyze] [--json]
 """
 
 from __future__ import annotations
@@ -137,6 +144,12 @@ def parse_args(argv):
         "--board-sizes", default="100,100000,1000000", help="board sizes (entries), growing"
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
+    parser.add_argument(
+        "--no-analyze",
+        action="store_true",
+        help="leave the fresh database without planner statistics (no ANALYZE after the "
+        "challenge is imported: a new deployment's first minute)",
+    )
     args = parser.parse_args(argv)
     args.workers = sorted({int(n) for n in args.workers.split(",")})
     if min(args.workers) < 1 or args.deadline_workers < 1:
@@ -243,6 +256,32 @@ def describe(stack, names) -> str:
     return "separate worker processes on this machine, one shared folder"
 
 
+def evaluate_seconds(prediction: bytes, targets: bytes, repeat: int = 7) -> float:
+    """The floor of a scoring run: ``scoring.evaluate`` of the upload's prediction file
+    and the split's targets in this process (parse, checks, every loss), the median of
+    ``repeat`` runs after one to warm up."""
+    import scoring
+
+    times = []
+    for _ in range(repeat + 1):
+        started = time.perf_counter()
+        scoring.evaluate(prediction, targets, task="regression")
+        times.append(time.perf_counter() - started)
+    return float(np.median(times[1:]))
+
+
+def analyze() -> None:
+    """Planner statistics for the throwaway database, made seconds ago: a deployment's
+    database has them (autovacuum analyzes a table within a minute or so of its first
+    50 changed rows), and without them PostgreSQL plans joins of tables it takes for
+    empty (a join scanned once per row of the other: some ms per query after a few
+    hundred entries). ``--no-analyze`` measures that first minute instead."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+
+
 def run(stack, names: dict[str, str], args) -> dict:
     from celery import Celery
     from django.contrib.auth.models import User
@@ -258,11 +297,13 @@ def run(stack, names: dict[str, str], args) -> dict:
     def new_challenge(slug: str) -> None:
         """A challenge ``slug`` with the dataset "big", its baseline scored."""
         folder = (host_root("web") if host_root else stack.root) / "import" / slug
-        write_challenge(in_validation(slug, slug.capitalize(), {"big": spec}), folder)
+        files = write_challenge(in_validation(slug, slug.capitalize(), {"big": spec}), folder)
+        targets.append(files["big"]["big_val_targets.txt"])
         stack.manage("import_challenge", str(folder))
         baselines = Submission.objects.filter(dataset__challenge__slug=slug, is_baseline=True)
         wait(list(baselines.values_list("pk", flat=True)), 300)
 
+    targets: list[bytes] = []
     tokens = []
     for index in range(PARTICIPANTS):
         user = User.objects.create_user(f"p{index}", f"p{index}@example.org", "a-long-Pass-42x")
@@ -293,6 +334,8 @@ def run(stack, names: dict[str, str], args) -> dict:
     new_challenge("bench")
     warm = [upload()[0] for _ in range(2)]  # the worker's first task imports scoring
     wait(warm, 120)
+    if not args.no_analyze:
+        analyze()
     sequential, throughput = [], []
     for _ in range(args.sequential if args.only != "rush" else 0):
         pk, sent, _ = upload()
@@ -312,6 +355,7 @@ def run(stack, names: dict[str, str], args) -> dict:
             control.control.add_consumer(SCORING_QUEUE, destination=stack.worker_names, reply=True)
             finished = wait(ids, 600)
             elapsed = max(finished.values()) - started
+            floor = evaluate_seconds(prediction, targets[0])
             throughput.append(
                 {
                     "workers": count,
@@ -319,6 +363,10 @@ def run(stack, names: dict[str, str], args) -> dict:
                     "queued_when_started": waiting,
                     "elapsed_s": elapsed,
                     "scored_per_s": args.burst / elapsed,
+                    "evaluate_s": floor,
+                    # A worker's time per entry over scoring.evaluate's on the same file,
+                    # measured just after: a figure that the machine's speed cancels from.
+                    "per_entry_over_evaluate": count * elapsed / args.burst / floor,
                 }
             )
     finally:

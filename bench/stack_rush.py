@@ -154,11 +154,15 @@ def report_scoring(figures: dict) -> None:
         )
     if figures["throughput"]:
         print("\nthroughput (uploads queued first, then the workers consume them):")
-        print(f"{'workers':>8} {'uploads':>8} {'seconds':>8} {'scored/s':>9} {'per worker':>11}")
+        print(
+            f"{'workers':>8} {'uploads':>8} {'seconds':>8} {'scored/s':>9} {'per worker':>11}"
+            f" {'evaluate ms':>12} {'entry/evaluate':>15}"
+        )
     for row in figures["throughput"]:
         print(
             f"{row['workers']:>8} {row['uploads']:>8} {row['elapsed_s']:>8.2f} "
             f"{row['scored_per_s']:>9.2f} {row['scored_per_s'] / row['workers']:>11.2f}"
+            f" {row['evaluate_s'] * 1e3:>12.1f} {row['per_entry_over_evaluate']:>15.2f}"
         )
     print(
         f"\ndeadline rush: {rush['uploads']} uploads over {rush['window_s']:.0f} s (arrival "

@@ -11,7 +11,7 @@ import math
 from datetime import timedelta
 
 import numpy as np
-from django.db.models import Q
+from django.db.models import Q, Subquery
 
 import scoring
 import scoring.probing as stats
@@ -112,13 +112,17 @@ def _terms_of(entries, split: str, key: str) -> dict[int, np.ndarray]:
 def _baseline_terms(submission: Submission, split: str, key: str) -> np.ndarray | None:
     """The dataset's scored baseline's terms of ``split`` (one query: a dataset has one
     baseline, submission_one_baseline_per_dataset), None without them."""
+    # The baseline's id first (its unique partial index), then its row of the split
+    # (splitresult_unique_submission_split): two index lookups whatever the planner
+    # knows of the tables. As a join, a table without statistics yet (a new
+    # deployment's first minute) was scanned once per row of the other.
+    baseline = (
+        Submission.objects.filter(valid_q(), dataset_id=submission.dataset_id, is_baseline=True)
+        .order_by()
+        .values("pk")[:1]
+    )
     name = (
-        SplitResult.objects.filter(
-            valid_q("submission__"),
-            submission__dataset_id=submission.dataset_id,
-            submission__is_baseline=True,
-            split=split,
-        )
+        SplitResult.objects.filter(submission_id=Subquery(baseline), split=split)
         .values_list("terms", flat=True)
         .first()
     )
