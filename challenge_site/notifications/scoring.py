@@ -3,8 +3,9 @@ Profile.email_on_scoring_finished).
 
 submissions.outcomes calls ``scoring_finished`` inside the scoring transaction, once for
 the runs it writes together; nothing is read or sent there: on commit, ``enqueue`` sends
-the task only for the entries someone is to be told of (one check for all of them), and the task (``notify``) claims a ScoringNotice per recipient before their
-message goes out. A mail server that is down, a lost broker or a bug here never touches
+the task only for the entries someone is to be told of (one check for all of them), and
+the task (``notify``) claims a ScoringNotice per recipient before their message goes
+out. A mail server that is down, a lost broker or a bug here never touches
 the scoring run.
 
 Against floods when the organisers rescore many entries: one e-mail per submission,
