@@ -80,6 +80,15 @@ class Entrant:
             SubmissionQuota.objects.select_for_update().filter(pk=quota.pk).first()
 
 
+def any_of_q(entrants, prefix: str = "") -> Q:
+    """The entries of any of the participants (``prefix``: the path to the submission);
+    none for no participant."""
+    whose = Q(pk__in=[])
+    for entrant in set(entrants):
+        whose |= entrant.q(prefix)
+    return whose
+
+
 def lock_all(entrants, *, dataset_id: int) -> None:
     """Lock several participants in the one order every transaction uses (no deadlock)."""
     for entrant in sorted(set(entrants), key=lock_order):

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
 
 from challenge_site.challenges.clock import current_phase
 from challenge_site.challenges.models import Phase
 from datasets.models import Dataset, ScoredSplit
 
 from . import signals
-from .entrants import Entrant, of_rows
+from .entrants import Entrant, any_of_q, of_rows
 from .models import Moderation, Score, Status, Submission
 from .policy import listed_q, not_withdrawn_q, standing_q
 
@@ -59,16 +59,15 @@ def counted_ids_many(*, dataset: Dataset, entrants) -> dict[Entrant, set[int]]:
     entry (no public part), read in one query each for them all; the K best on the
     public part of those who chose none, one query each."""
     entrants = set(entrants)
-    whose = Q(pk__in=[])
-    for entrant in entrants:
-        whose |= entrant.q()
-    tests = Submission.objects.filter(whose, dataset=dataset, is_baseline=False, phase=Phase.TEST)
+    tests = Submission.objects.filter(
+        any_of_q(entrants), dataset=dataset, is_baseline=False, phase=Phase.TEST
+    )
     counted: dict[Entrant, set[int]] = {entrant: set() for entrant in entrants}
     for pk, *owner in tests.filter(standing_q(), final=True).values_list(
         "pk", "team_id", "user_id"
     ):
         counted[of_rows(owner)].add(pk)
-    unchosen = [entrant for entrant, chosen in counted.items() if not chosen]
+    unchosen = {entrant for entrant, chosen in counted.items() if not chosen}
     if not unchosen:
         return counted
     if not dataset.challenge.has_public_part:
@@ -106,10 +105,7 @@ def refresh_many(*, dataset: Dataset, entrants) -> None:
     if not entrants:
         return
     counted = set().union(*counted_ids_many(dataset=dataset, entrants=entrants).values())
-    whose = Q(pk__in=[])
-    for entrant in set(entrants):
-        whose |= entrant.q()
-    entries = Submission.objects.filter(whose, dataset=dataset, is_baseline=False)
+    entries = Submission.objects.filter(any_of_q(entrants), dataset=dataset, is_baseline=False)
     entries.filter(pk__in=counted).exclude(in_final_ranking=True).update(in_final_ranking=True)
     entries.exclude(pk__in=counted).exclude(in_final_ranking=False).update(in_final_ranking=False)
 

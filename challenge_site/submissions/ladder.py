@@ -23,7 +23,7 @@ import scoring.ladder
 from datasets.models import Dataset, ScoredSplit
 
 from . import terms as stored_terms
-from .entrants import Entrant, lock_order, of_rows
+from .entrants import Entrant, any_of_q, lock_order, of_rows
 from .models import Score, SplitResult
 from .policy import ladder_steps_q
 
@@ -93,11 +93,13 @@ def refresh_many(*, dataset: Dataset, entrants: list[Entrant], split: str) -> in
     """``refresh`` for several participants (a batch of scoring runs): each one's Ladder
     is its own, read and written in one query of each kind for them all."""
     loss = scoring.find_loss(dataset.task, dataset.effective_ranking_loss)
-    whose = Q(pk__in=[])
-    for entrant in entrants:
-        whose |= entrant.q("submission__")
     rows = list(
-        Score.objects.filter(whose, dataset=dataset, split=split, submission__is_baseline=False)
+        Score.objects.filter(
+            any_of_q(entrants, "submission__"),
+            dataset=dataset,
+            split=split,
+            submission__is_baseline=False,
+        )
         # What the Ladder reads and writes of them (not the intervals' columns).
         .only("submission_id", "split", "loss", "value", *FIELDS)
         .annotate(owner_team=F("submission__team_id"), owner_user=F("submission__user_id"))
