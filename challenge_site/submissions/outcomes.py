@@ -61,8 +61,8 @@ def store_many(runs: list[tuple[Submission, object, dict[str, str]]]) -> dict[in
     scored = [run for run in runs if run[1].status == Status.SCORED]
     if scored:
         _create_rows(scored)
-    for submission, outcome, _ in runs:
-        _set_status(submission, outcome)
+    for submission, outcome, stored in runs:
+        _set_status(submission, outcome, stored)
     return {
         submission.pk: previous[submission.pk] | set(stored) | set(submission.splits)
         for submission, _, stored in runs
@@ -100,8 +100,9 @@ def _create_rows(scored: list[tuple[Submission, object, dict[str, str]]]) -> Non
     )
 
 
-def _set_status(submission: Submission, outcome) -> None:
-    """The run's final status and report on the submission's row (one UPDATE)."""
+def _set_status(submission: Submission, outcome, stored: dict[str, str]) -> None:
+    """The run's final status and report on the submission's row (one UPDATE);
+    ``stored``: split → its terms file's name."""
     if outcome.status == Status.SCORED and submission.is_baseline:
         submission.splits = [str(result.split) for result in outcome.splits]
     submission.status = outcome.status
@@ -116,7 +117,7 @@ def _set_status(submission: Submission, outcome) -> None:
         submission.predictions_sha256 = outcome.fingerprint
         # The probing fields go with the status, in one UPDATE (record reads only the
         # participant's other entries, the baseline and the challenge).
-        fields += probing.record(submission=submission, outcome=outcome, save=False)
+        fields += probing.record(submission=submission, outcome=outcome, save=False, stored=stored)
     submission.save(update_fields=fields)
 
 

@@ -103,7 +103,7 @@ def _terms_of(entries, split: str, key: str) -> dict[int, np.ndarray]:
     ).values_list("submission_id", "terms")
     found = {}
     for submission_id, name in names:
-        values = stored_terms.load(name).get(key) if name else None
+        values = stored_terms.load_array(name, key) if name else None
         if values is not None:
             found[submission_id] = np.asarray(values)
     return found
@@ -144,14 +144,21 @@ RECORDED = [
 ]
 
 
-def record(*, submission: Submission, outcome, save: bool = True) -> list[str]:
+def record(
+    *, submission: Submission, outcome, save: bool = True, stored: dict[str, str] | None = None
+) -> list[str]:
     """Fill the entry's probing fields from its scoring outcome, the baseline and its
     participant's recent entries in the dataset, and save them (unless ``save`` is False:
-    the caller saves them with its own fields); returns the fields' names."""
+    the caller saves them with its own fields); returns the fields' names. ``stored``:
+    split → the name of the terms file just stored (terms.save_outcome), whose compared
+    array is then kept for the participant's next entries."""
     result = compared(outcome)
     key = _key(submission.dataset.task)
     mine = result.terms.get(key) if result else None
     mine = None if mine is None else np.asarray(mine, np.float64)
+    name = (stored or {}).get(str(result.split)) if result else None
+    if mine is not None and name:
+        stored_terms.remember_array(name, key, mine)
     submission.rows_off_mode = result.rows_off_mode if result else None
     submission.near_previous, submission.similar_run = None, 1
     submission.max_corr = submission.change_share = submission.combined_corr = None

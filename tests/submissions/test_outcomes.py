@@ -1,7 +1,7 @@
 """submissions.outcomes: a run's outcome written (its rows replaced, its status set), one
 run or a batch's at once, and the splits whose scores came or went."""
 
-from challenge_site.submissions import evaluation, outcomes
+from challenge_site.submissions import evaluation, outcomes, terms
 from challenge_site.submissions.models import Score, SplitResult, Status, Submission
 from challenge_site.submissions.services import score_submission
 from tests.factories import VALIDATION
@@ -52,3 +52,15 @@ def test_a_batch_writes_the_same_rows_as_runs_one_at_a_time(gaze, participant, s
     assert (
         sorted(Score.objects.filter(submission=two).values_list("split", "loss", "value")) == alone
     )
+
+
+def test_a_scored_run_keeps_its_compared_terms_for_its_participants_next_entry(gaze, participant):
+    """The scoring path hands probing the stored terms files' names: the entry's
+    compared array (its task's ranking terms of its first split of test, validation,
+    training) is kept in terms.COMPARED under its file's name."""
+    entry = queued_submission(participant, gaze.challenge)
+    score_submission(submission_id=entry.pk)
+    names = dict(SplitResult.objects.filter(submission=entry).values_list("split", "terms"))
+    kept = terms.COMPARED.peek(names["val"])
+    assert list(kept) == ["nlpd"]
+    assert kept["nlpd"].tobytes() == terms.load(names["val"])["nlpd"].tobytes()

@@ -65,8 +65,9 @@ def _store(submission, terms, world) -> dict[str, np.ndarray]:
     return parts
 
 
-def enter(dataset, world, user, p, *, created) -> Submission:
-    """A scored entry of the file ``p`` (p(y = +1) per test example), recorded."""
+def enter(dataset, world, user, p, *, created, stored: bool = False) -> Submission:
+    """A scored entry of the file ``p`` (p(y = +1) per test example), recorded
+    (``stored``: with its terms files' names, as the scoring path records it)."""
     submission = add_entry(dataset, user=user, created=created)
     parts = _store(submission, sim.nlp(p, world.y), world)
     submission.refresh_from_db()
@@ -79,8 +80,36 @@ def enter(dataset, world, user, p, *, created) -> Submission:
         ],
     )
     submission.predictions_sha256 = hashlib.sha256(p.tobytes()).hexdigest()
-    probing.record(submission=submission, outcome=outcome)
+    names = dict(SplitResult.objects.filter(submission=submission).values_list("split", "terms"))
+    probing.record(submission=submission, outcome=outcome, stored=names if stored else None)
     return submission
+
+
+def test_an_entry_is_compared_with_the_array_its_participant_stored_before(
+    big, world, storage_roots
+):
+    """The scoring path remembers each entry's compared array (terms.COMPARED): the next
+    entry of its participant reads it from memory after whole files pushed it out of
+    terms.KEPT, and gets the statistics it would get from the storage."""
+    first, second = sim.honest(world, 31)[:2]
+    user, other = make_user("kept"), make_user("read")
+    entries = []
+    for who, stored in ((user, True), (other, False)):
+        earlier = enter(big, world, who, first, created=VALIDATION, stored=stored)
+        stored_terms.KEPT.clear()
+        if stored:  # not read again: the files of the earlier entry are gone
+            for name in SplitResult.objects.filter(submission=earlier).values_list(
+                "terms", flat=True
+            ):
+                (storage_roots["private"] / name).unlink()
+        entries.append(enter(big, world, who, second, created=VALIDATION + timedelta(hours=1)))
+    kept, read = (Submission.objects.get(pk=e.pk) for e in entries)
+    assert kept.max_corr is not None and 0.2 < kept.max_corr < 1
+    assert (kept.max_corr, kept.change_share, kept.near_previous) == (
+        read.max_corr,
+        read.change_share,
+        read.near_previous,
+    )
 
 
 def _flagged(entries) -> list[set[str]]:

@@ -84,3 +84,34 @@ def test_a_file_just_written_is_read_back_from_memory_until_deleted(entry, stora
     terms.delete([name])
     with pytest.raises(FileNotFoundError):
         terms.load(name)  # forgotten with the file
+
+
+def test_a_compared_array_is_kept_apart_from_whole_files(entry, storage_roots):
+    """load_array: one array of a file, kept in COMPARED by the file's name, so that
+    whole files written since (KEPT's) do not push it out; delete() drops it too."""
+    values = np.array([0.5, math.inf, 2.0])
+    name = terms.save(submission=entry, split="val", terms={"nlpd": values, "crps": values / 2})
+    terms.KEPT.clear()  # as if many files were written since
+    assert terms.load_array(name, "brier") is None  # no such array: nothing kept
+    assert terms.COMPARED.peek(name) is None
+    assert terms.load_array(name, "nlpd").tobytes() == values.tobytes()  # read once …
+    (storage_roots["private"] / name).unlink()
+    got = terms.load_array(name, "nlpd")  # … then from memory
+    assert got.tobytes() == values.tobytes()
+    got[0] = 9.0  # the caller's copy
+    assert terms.load_array(name, "nlpd")[0] == 0.5
+    assert list(terms.COMPARED.peek(name)) == ["nlpd"]  # the one array, not the file
+    with pytest.raises(FileNotFoundError):
+        terms.load_array(name, "crps")  # not kept: read from the (deleted) file
+    terms.delete([name])
+    assert terms.COMPARED.peek(name) is None
+
+
+def test_a_remembered_array_is_read_without_the_storage(entry, storage_roots):
+    name = terms.save(submission=entry, split="test", terms={"nlpd": np.arange(4.0)})
+    terms.remember_array(name, "nlpd", np.arange(4.0))
+    terms.KEPT.clear()
+    (storage_roots["private"] / name).unlink()
+    assert terms.load_array(name, "nlpd").tolist() == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(FileNotFoundError):
+        terms.load(name)  # the whole file was not kept
