@@ -183,10 +183,10 @@ def test_one_entry_that_cannot_be_stored_fails_alone(backlog, monkeypatch):
 
     real = outcomes._set_status
 
-    def refuse(submission, outcome):
+    def refuse(submission, outcome, stored):
         if submission.pk == faulty.pk and outcome.status == Status.SCORED:
             raise RuntimeError("a row the database refused")
-        return real(submission, outcome)
+        return real(submission, outcome, stored)
 
     monkeypatch.setattr(outcomes, "_set_status", refuse)
     score_submission(submission_id=entries[0].pk)
