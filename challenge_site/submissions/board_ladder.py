@@ -32,7 +32,6 @@ import scoring
 import scoring.ladder
 from datasets.models import Dataset, ScoredSplit
 
-from . import terms as stored_terms
 from .entrants import Entrant
 from .ladder import LADDER_SPLITS, first_floor, loss_terms
 from .late_joiners import late_q
@@ -139,7 +138,7 @@ def _run(board: BoardLadder, todo: list[BoardStep], by_submission, names, *, los
     held = None  # (terms, released value) of the entry holding the board's best
     if board.holder_id is not None and todo:
         holder = by_submission[board.holder_id]
-        found = loss_terms(stored_terms.load(names[holder.submission_id]), loss, holder.value)
+        found = loss_terms(names[holder.submission_id], loss, holder.value)
         value = (
             BoardStep.objects.filter(board=board, submission_id=board.holder_id)
             .values_list("value", flat=True)
@@ -149,7 +148,7 @@ def _run(board: BoardLadder, todo: list[BoardStep], by_submission, names, *, los
     for step in todo:
         row = by_submission[step.submission_id]
         step.scored = row.value
-        found = loss_terms(stored_terms.load(names[row.submission_id]), loss, row.value)
+        found = loss_terms(names[row.submission_id], loss, row.value)
         if found is None:
             continue  # no terms for the ranking loss: takes no part, never released
         result = scoring.ladder.step(

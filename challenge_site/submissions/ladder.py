@@ -32,10 +32,11 @@ LADDER_SPLITS = (ScoredSplit.VAL, ScoredSplit.PUBLIC)
 FIELDS = ("ladder_value", "ladder_precision", "ladder_accepted", "ladder_current")
 
 
-def loss_terms(loaded: dict, loss: scoring.Loss, value: float) -> np.ndarray | None:
+def loss_terms(name: str, loss: scoring.Loss, value: float) -> np.ndarray | None:
     """Per-example terms whose mean is ``value`` (nmse's squared errors scaled by the
-    normaliser, read off the stored value), or None without them."""
-    found = loaded.get(loss.terms_key)
+    normaliser, read off the stored value), or None without them, from the stored terms
+    file ``name`` (its one array read: kept, as probing's are, for the next entries)."""
+    found = stored_terms.load_array(name, loss.terms_key)
     if found is None:
         return None
     if loss.terms_key == loss.name:
@@ -162,7 +163,7 @@ def _append(candidates: list[Score], *, loss, names: dict) -> list[Score]:
     """One step of the Ladder for the newest entry (two terms files read): the rows to
     write."""
     new = candidates[-1]
-    terms = loss_terms(stored_terms.load(names[new.submission_id]), loss, new.value)
+    terms = loss_terms(names[new.submission_id], loss, new.value)
     if terms is None:
         return []  # takes no part, as in a recompute
     index = len(candidates) - 1
@@ -173,7 +174,7 @@ def _append(candidates: list[Score], *, loss, names: dict) -> list[Score]:
         shown=None if reference is None else reference.ladder_value,
         best_terms=None
         if reference is None
-        else loss_terms(stored_terms.load(names[reference.submission_id]), loss, reference.value),
+        else loss_terms(names[reference.submission_id], loss, reference.value),
         index=index,
         best=best,
         min_precision=1 / terms.size,
@@ -194,7 +195,7 @@ def _recompute(rows: list[Score], candidates: list[Score], *, loss, names: dict)
     rows to write."""
     sequence, taking_part = [], []
     for row in candidates:
-        found = loss_terms(stored_terms.load(names[row.submission_id]), loss, row.value)
+        found = loss_terms(names[row.submission_id], loss, row.value)
         if found is not None:
             sequence.append(found)
             taking_part.append(row)

@@ -126,7 +126,7 @@ def _baseline_terms(submission: Submission, split: str, key: str) -> np.ndarray 
         .values_list("terms", flat=True)
         .first()
     )
-    values = stored_terms.load(name).get(key) if name else None
+    values = stored_terms.load_array(name, key) if name else None
     return None if values is None else np.asarray(values)
 
 

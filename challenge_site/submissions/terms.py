@@ -21,18 +21,18 @@ from .models import Status, Submission
 from .storage import private_storage, read_bytes, save_fresh
 
 FOLDER = "terms"
-# The terms files this process wrote or read last, by name (kept_files.py): a scoring
-# run reads back the file it has just written (the Ladder's step, probing's comparison)
-# and the participant's previous one, which the same worker often wrote. A name is never
-# written twice (fresh names, see above), so a kept copy cannot go stale; delete() drops it.
+# The terms files this process wrote or read last, whole, by name (kept_files.py), as the
+# bootstrap intervals read them (leaderboard.intervals). A name is never written twice
+# (fresh names, see above), so a kept copy cannot go stale; delete() drops it.
 KEPT = KeptFiles(32 * 1024 * 1024)
-# Probing compares each entry with its participant's recent entries on one array of one
-# split each (probing_stats.record). Those arrays are kept apart, by file name: in a rush
-# of many participants, the whole files written since (three arrays and several splits
-# per entry) would push a participant's previous entries out of KEPT before their next
-# one, and reading them back from the storage was a tenth of a worker's time per entry.
-# 48 MiB: about 300 entries' arrays of 20,000 examples.
-COMPARED = KeptFiles(48 * 1024 * 1024)
+# Probing compares each entry with its participant's recent entries, and the Ladder with
+# its current best, on one array of a file each (probing_stats.record, ladder.loss_terms).
+# Those arrays are kept apart, by file name: in a rush of many participants, the whole
+# files written since (three arrays and several splits per entry) would push a
+# participant's previous entries out of KEPT before their next one, and reading them back
+# from the storage was a tenth of a worker's time per entry. 64 MiB: 400 arrays of
+# 20,000 examples (an entry's compared split and Ladder split: one or two).
+COMPARED = KeptFiles(64 * 1024 * 1024)
 
 
 def _name(submission: Submission, split: str) -> str:

@@ -194,3 +194,26 @@ def test_a_fresh_accounts_first_entry_is_rounded_like_an_honest_one(beta, partic
     )
     assert _row(honest).ladder_precision == 0.01
     assert wide.pk == probe.dataset_id
+
+
+def test_a_step_reads_the_current_entrys_terms_kept_in_memory(
+    beta, participant, submit_zip, storage_roots
+):
+    """The Ladder's step reads one array of the current entry's terms file, kept in
+    terms.COMPARED: whole files written since (terms.KEPT emptied) and the file itself
+    gone, the next entry gets the step it gets from the storage."""
+    p = _probabilities(N_TEST, 2)
+    first = _upload(submit_zip, participant, beta, p)
+    public = SplitResult.objects.get(submission=first, split="public").terms
+    assert terms.COMPARED.peek(public) is not None
+    terms.KEPT.clear()
+    saved = (storage_roots["private"] / public).read_bytes()
+    (storage_roots["private"] / public).unlink()
+    better = np.where(np.random.default_rng(3).random(N_TEST) < 0.5, p, 0.5)
+    second = _upload(submit_zip, participant, beta, better)
+    (storage_roots["private"] / public).write_bytes(saved)
+    steps = scoring.ladder.ladder(
+        [_terms(s) for s in (first, second)], min_precision=1 / (N_TEST // 2)
+    )
+    row = _row(second)
+    assert (row.ladder_value, row.ladder_accepted) == (steps[1].shown, steps[1].accepted)
