@@ -34,6 +34,11 @@ GEIFMAN = "Geifman, Uziel & El-Yaniv, Bias-reduced uncertainty estimation, ICLR 
 SIDE_NOISE = 2.0**84
 # Points of the retention and risk–coverage curves kept for the site's pictures.
 CURVE_POINTS = 200
+# Up to this many examples the runs are kept from the pass that sums the areas (16 bytes
+# of scratch per example, 2 MiB here), so that the curves (plot_of, drawn for every entry
+# the site scores) do not sort the keys again; above it a scoring run keeps no n-long
+# array of them and the curves find them again only when asked for.
+RUNS_KEPT_UP_TO = 1 << 17
 # Running sums are exact within blocks of this many values up to (block · 2^-53) relative,
 # and the block totals are added with Neumaier's compensation.
 _BLOCK = 4096
@@ -50,9 +55,10 @@ class Retention:
     overflows while an area of them is finite), restored in :meth:`rauc`, :meth:`aurc` and
     :meth:`curves`.
 
-    With the C kernel the two areas are summed while the runs are found, and the runs
-    themselves (n values each, for the curves alone) are found again only when asked for:
-    a scoring run keeps no n-long array of them.
+    With the C kernel the two areas are summed while the runs are found; the runs
+    themselves (for the curves alone) are kept from that pass up to
+    :data:`RUNS_KEPT_UP_TO` examples, and above it found again only when asked for: a
+    large scoring run keeps no n-long array of them.
     """
 
     def __init__(self, errors: np.ndarray, columns: list[np.ndarray], *, ascending: bool, unit):
@@ -62,7 +68,12 @@ class Retention:
         self._runs: tuple[np.ndarray, ...] | None = None
         native = _accel.native()
         if native is not None and len(columns) <= 2:
-            _, accrued, over_k = native.sorted_runs(*self._kernel_args(), None, None)
+            if self.n <= RUNS_KEPT_UP_TO:  # the runs too, in the same pass
+                starts, totals = np.empty(self.n, dtype=np.intp), np.empty(self.n)
+                runs, accrued, over_k = native.sorted_runs(*self._kernel_args(), starts, totals)
+                self._runs = self._as_runs(starts[:runs].copy(), totals[:runs].copy())
+            else:
+                _, accrued, over_k = native.sorted_runs(*self._kernel_args(), None, None)
             self._areas = (accrued, over_k)
         else:
             self._runs = self._find_runs()
@@ -73,7 +84,9 @@ class Retention:
         return primary, secondary, self.errors, not self._ascending
 
     def _find_runs(self) -> tuple[np.ndarray, ...]:
-        starts, totals = _runs(self._columns, self.errors, ascending=self._ascending)
+        return self._as_runs(*_runs(self._columns, self.errors, ascending=self._ascending))
+
+    def _as_runs(self, starts: np.ndarray, totals: np.ndarray) -> tuple[np.ndarray, ...]:
         before = np.concatenate([[0.0], _prefix(totals)[:-1]])
         return starts.astype(np.float64), np.diff(starts, append=self.n), totals, before
 

@@ -400,3 +400,24 @@ def test_the_kernel_and_numpy_find_the_same_runs_and_areas(seed, no_native):
     np.testing.assert_allclose(fast.totals, plain.totals, rtol=1e-13)
     for area in ("rauc", "aurc"):
         assert getattr(fast, area)() == pytest.approx(getattr(plain, area)(), rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_runs_kept_from_the_areas_pass_equal_runs_found_again(seed, monkeypatch):
+    """Up to RUNS_KEPT_UP_TO examples the kernel's pass that sums the areas keeps the runs
+    too; above it the curves find them again: the same runs, areas and curves either way."""
+    if selective._accel.native() is None:
+        pytest.skip("the C kernel is not built")
+    rng = np.random.default_rng([seed, 9])
+    n = int(rng.integers(1, 3000))
+    keys = np.round(rng.random(n), int(rng.integers(0, 3)))
+    errors = rng.integers(0, 3, n).astype(np.float64) * rng.random(n)
+    ascending = bool(seed % 2)
+    kept = selective.retention(errors, keys, ascending=ascending)
+    assert kept._runs is not None  # found in the same pass
+    monkeypatch.setattr(selective, "RUNS_KEPT_UP_TO", n - 1)
+    again = selective.retention(errors, keys, ascending=ascending)
+    assert again._runs is None
+    assert kept.curves() == again.curves()  # (finds them: the same floats, bit for bit)
+    for got, expected in zip(kept._runs, again._runs, strict=True):
+        assert got.tobytes() == expected.tobytes()
