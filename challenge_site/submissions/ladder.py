@@ -160,8 +160,8 @@ def _only_the_newest_is_new(rows: list[Score], candidates: list[Score]) -> bool:
 
 
 def _append(candidates: list[Score], *, loss, names: dict) -> list[Score]:
-    """One step of the Ladder for the newest entry (two terms files read): the rows to
-    write."""
+    """One step of the Ladder for the newest entry (one array of two terms files read):
+    the rows to write."""
     new = candidates[-1]
     terms = loss_terms(names[new.submission_id], loss, new.value)
     if terms is None:

@@ -71,14 +71,20 @@ def load_array(name: str, key: str) -> np.ndarray | None:
     whole = KEPT.peek(name)
     values = (whole if whole is not None else _read(name)).get(key)
     if values is not None:
-        COMPARED.put(name, {key: values})
+        remember_array(name, key, values, beside=kept)
     return values
 
 
-def remember_array(name: str, key: str, values: np.ndarray) -> None:
-    """Keep ``values``, the ``key`` array just stored in the file ``name``, for
-    :func:`load_array` (a later entry compared with this one)."""
-    COMPARED.put(name, {key: values})
+def remember_array(
+    name: str, key: str, values: np.ndarray, *, beside: dict[str, np.ndarray] | None = None
+) -> None:
+    """Keep ``values``, the ``key`` array of the stored file ``name``, for
+    :func:`load_array` (a later entry compared with this one), beside the file's arrays
+    kept already (``beside``, else looked up): a Ladder ranked by another loss than
+    probing's reads another array of the same file, and neither pushes the other out."""
+    if beside is None:
+        beside = COMPARED.peek(name)
+    COMPARED.put(name, {**(beside or {}), key: values})
 
 
 def _read(name: str) -> dict[str, np.ndarray]:

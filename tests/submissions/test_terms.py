@@ -115,3 +115,17 @@ def test_a_remembered_array_is_read_without_the_storage(entry, storage_roots):
     assert terms.load_array(name, "nlpd").tolist() == [0.0, 1.0, 2.0, 3.0]
     with pytest.raises(FileNotFoundError):
         terms.load(name)  # the whole file was not kept
+
+
+def test_two_arrays_of_one_file_are_kept_side_by_side(entry, storage_roots):
+    """A Ladder ranked by another loss than probing's reads another array of the same
+    file: both stay kept, neither replaces the other."""
+    nlpd, crps = np.array([1.0, 2.0]), np.array([0.5, 0.25])
+    name = terms.save(submission=entry, split="val", terms={"nlpd": nlpd, "crps": crps})
+    terms.remember_array(name, "nlpd", nlpd)
+    terms.KEPT.clear()
+    assert terms.load_array(name, "crps").tolist() == [0.5, 0.25]  # read from the file
+    (storage_roots["private"] / name).unlink()
+    assert terms.load_array(name, "nlpd").tolist() == [1.0, 2.0]
+    assert terms.load_array(name, "crps").tolist() == [0.5, 0.25]
+    assert sorted(terms.COMPARED.peek(name)) == ["crps", "nlpd"]
