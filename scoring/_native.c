@@ -1,6 +1,7 @@
 /* The scoring package's C parts: the block parser, and kernels for the classification
  * losses (classification_sums, lift_sum), the multiclass rows and sums (normalise_rows,
- * multiclass_sums, ace_column), a stable argsort of doubles (radix_argsort) and erf/erfc (erf_into), each below.
+ * multiclass_sums, ace_column, ace_columns), a stable argsort of doubles (radix_argsort)
+ * and erf/erfc (erf_into), each below.
  *
  * Blocks of plain decimal numbers to doubles, correctly rounded, in one pass:
  * parse_block(block, values, counts, max_numbers) reads a block of whole lines
@@ -1417,6 +1418,326 @@ static uint64_t select_key(uint64_t *a, Py_ssize_t m, Py_ssize_t r, uint64_t *se
 }
 
 #define KEY_BUCKETS ((Py_ssize_t)1 << 16) /* radix selection: buckets of a key range */
+#define ACE_LANES 4                        /* sums and counts per range (a power of two) */
+
+/* The state of one class in ace_core. */
+typedef struct {
+    Py_ssize_t *count, *start; /* per key bucket; start: the examples in the buckets before */
+    int8_t *bucket_range;      /* the range of a bucket holding no cut value, else -1 */
+    uint64_t *keys;            /* the keys of the buckets holding a wanted rank */
+    double *values, *span, *stats;
+    Py_ssize_t *span_rank, n_span, kept;
+    int16_t *table; /* the spanning values' hash slots */
+    uint64_t multiplier;
+    int placed;
+} ace_class;
+
+/* ace_core: for classes first .. first + count - 1 of ``probs`` (n x L, row after row),
+ * whose labels are label0 .. label0 + count - 1 in ``labels``, what ace_column (below)
+ * computes for one class, into hits and sums (count x R) and at (count x 2 (R - 1)).
+ *
+ * Every pass reads the rows once for all ``count`` classes (a class's values are a
+ * column of the rows: copying it out first read every row's cache lines once per class),
+ * and each class's operations are those of one class alone, in line order: a class's
+ * results do not depend on the classes taken with it. The key buckets of the ``count``
+ * classes share 2^16 table entries (at least 2^8 each), so that the tables stay in cache.
+ * Scratch: the classes' kept keys, a subset of classes at a time (up to n keys, or one
+ * class's); called without the GIL. Returns 0, or -1 when memory ran out. */
+static int ace_core(const double *probs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t first,
+                    Py_ssize_t count, Py_ssize_t label0, const int32_t *labels,
+                    const Py_ssize_t *bounds, Py_ssize_t ranges, double *hits, double *sums,
+                    double *at) {
+    const Py_ssize_t n_cuts = ranges - 1;
+    Py_ssize_t buckets = (Py_ssize_t)1 << 8;
+    while (buckets < KEY_BUCKETS && buckets < n / 16 && 2 * buckets * count <= KEY_BUCKETS) {
+        buckets <<= 1;
+    }
+    int status = -1;
+    ace_class *cls = PyMem_RawCalloc((size_t)count, sizeof *cls);
+    uint64_t *low = PyMem_RawMalloc((size_t)count * sizeof *low);
+    uint64_t *high = PyMem_RawMalloc((size_t)count * sizeof *high);
+    int *shift = PyMem_RawCalloc((size_t)count, sizeof *shift);
+    Py_ssize_t *cuts = PyMem_RawCalloc((size_t)ranges, sizeof *cuts);
+    Py_ssize_t *ranks = PyMem_RawCalloc((size_t)(2 * ranges), sizeof *ranks);
+    Py_ssize_t *count_all = PyMem_RawCalloc((size_t)(count * buckets), sizeof *count_all);
+    Py_ssize_t *start_all = PyMem_RawCalloc((size_t)(count * (buckets + 1)), sizeof *start_all);
+    int8_t *range_all = PyMem_RawMalloc((size_t)(count * buckets) * sizeof *range_all);
+    double *doubles = PyMem_RawCalloc((size_t)(4 * count * ranges), sizeof *doubles);
+    Py_ssize_t *span_rank_all = PyMem_RawCalloc((size_t)(count * ranges), sizeof *span_rank_all);
+    int16_t *table_all = PyMem_RawMalloc((size_t)(count * SPAN_SLOTS) * sizeof *table_all);
+    fsum *range_sums = PyMem_RawCalloc((size_t)(count * ranges * ACE_LANES), sizeof *range_sums);
+    Py_ssize_t *range_hits =
+        PyMem_RawCalloc((size_t)(count * ranges * ACE_LANES), sizeof *range_hits);
+    const int8_t **table_of = PyMem_RawCalloc((size_t)count, sizeof *table_of);
+    uint64_t *keys = NULL;
+    if (!cls || !low || !high || !shift || !cuts || !ranks || !count_all || !start_all ||
+        !range_all || !doubles || !span_rank_all || !table_all || !range_sums || !range_hits ||
+        !table_of) {
+        goto done;
+    }
+    for (Py_ssize_t c = 0; c < count; c++) {
+        ace_class *a = &cls[c];
+        a->count = count_all + c * buckets;
+        a->start = start_all + c * (buckets + 1);
+        a->bucket_range = range_all + c * buckets;
+        a->values = doubles + 4 * c * ranges;
+        a->span = a->values + ranges;
+        a->stats = a->span + ranges;
+        a->span_rank = span_rank_all + c * ranges;
+        a->table = table_all + c * SPAN_SLOTS;
+        low[c] = UINT64_MAX;
+        high[c] = 0;
+    }
+    /* The ranks wanted, ascending and distinct: s_r - 1 and s_r of every cut. */
+    Py_ssize_t n_ranks = 0;
+    for (Py_ssize_t r = 0; r < n_cuts; r++) {
+        cuts[r] = bounds[r + 1];
+        for (Py_ssize_t q = cuts[r] - 1; q <= cuts[r]; q++) {
+            if (n_ranks == 0 || ranks[n_ranks - 1] < q) {
+                ranks[n_ranks++] = q;
+            }
+        }
+    }
+    /* 0. The buckets: each class's keys' range [low, high] cut into at most ``buckets``
+     * equal spans of a power of two (the top bits of key - low), so that the examples
+     * spread over them however few binades they fill (probabilities in [0.06, 1] filled
+     * about 64 buckets of the keys' own top 16 bits). */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double *row = probs + i * L + first;
+        for (Py_ssize_t c = 0; c < count; c++) {
+            uint64_t key = order_key(row[c]);
+            low[c] = key < low[c] ? key : low[c];
+            high[c] = key > high[c] ? key : high[c];
+        }
+    }
+    for (Py_ssize_t c = 0; c < count; c++) {
+        while (((high[c] - low[c]) >> shift[c]) >= (uint64_t)buckets) {
+            shift[c]++;
+        }
+    }
+    /* 1. How many keys fall in each bucket. */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double *row = probs + i * L + first;
+        for (Py_ssize_t c = 0; c < count; c++) {
+            count_all[c * buckets + (Py_ssize_t)((order_key(row[c]) - low[c]) >> shift[c])]++;
+        }
+    }
+    /* 2. The buckets holding a wanted rank keep their keys, one bucket after another:
+     * count[b] becomes the bucket's write position among the class's kept keys (-1: not
+     * kept). */
+    Py_ssize_t most = n; /* keys kept at once: up to n, or one class's */
+    for (Py_ssize_t c = 0; c < count; c++) {
+        ace_class *a = &cls[c];
+        for (Py_ssize_t b = 0; b < buckets; b++) {
+            a->start[b + 1] = a->start[b] + a->count[b];
+        }
+        Py_ssize_t kept = 0, j = 0;
+        for (Py_ssize_t b = 0; b < buckets && n_ranks > 0; b++) {
+            Py_ssize_t size = a->count[b];
+            int wanted = 0;
+            while (j < n_ranks && ranks[j] < a->start[b + 1]) {
+                wanted = 1;
+                j++;
+            }
+            a->count[b] = wanted ? kept : -1;
+            kept += wanted ? size : 0;
+        }
+        a->kept = kept;
+        most = kept > most ? kept : most;
+    }
+    if (n_ranks > 0) {
+        keys = PyMem_RawMalloc((size_t)most * sizeof *keys);
+        if (!keys) {
+            goto done;
+        }
+    }
+    /* The classes a subset at a time, whose kept keys fit in ``most``. */
+    for (Py_ssize_t c0 = 0; c0 < count && n_ranks > 0;) {
+        Py_ssize_t c1 = c0, total = 0;
+        while (c1 < count && (c1 == c0 || total + cls[c1].kept <= most)) {
+            cls[c1].keys = keys + total;
+            total += cls[c1++].kept;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const double *row = probs + i * L + first;
+            for (Py_ssize_t c = c0; c < c1; c++) {
+                uint64_t key = order_key(row[c]);
+                Py_ssize_t b = (Py_ssize_t)((key - low[c]) >> shift[c]);
+                Py_ssize_t *slot = &count_all[c * buckets + b];
+                if (*slot >= 0) {
+                    cls[c].keys[*slot] = key;
+                    *slot += 1;
+                }
+            }
+        }
+        for (Py_ssize_t c = c0; c < c1; c++) {
+            ace_class *a = &cls[c];
+            /* 3. Each wanted rank, ascending, by quickselect within its bucket's keys
+             * (count[b] is now the end of bucket b's keys). Once rank q is in place, the keys
+             * after it are no smaller: the next rank of the same bucket is searched among
+             * them alone. */
+            uint64_t seed = 0x9E3779B97F4A7C15ULL;
+            Py_ssize_t b = 0, bucket = -1, from = 0;
+            for (Py_ssize_t j = 0; j < n_ranks; j++) {
+                Py_ssize_t q = ranks[j];
+                while (q >= a->start[b + 1]) {
+                    b++;
+                }
+                Py_ssize_t size = a->start[b + 1] - a->start[b];
+                uint64_t *base = a->keys + a->count[b] - size;
+                if (b != bucket) {
+                    bucket = b;
+                    from = 0;
+                }
+                Py_ssize_t within = q - a->start[b];
+                a->stats[j] =
+                    key_double(select_key(base + from, size - from, within - from, &seed));
+                from = within;
+            }
+            /* The values at s_r - 1 and s_r (consecutive wanted ranks), and the values that
+             * run across a cut with the count of smaller values (from their bucket's keys). */
+            double *at_c = at + c * 2 * n_cuts;
+            Py_ssize_t j = 0;
+            for (Py_ssize_t r = 0; r < n_cuts; r++) {
+                while (ranks[j] < cuts[r] - 1) {
+                    j++;
+                }
+                at_c[2 * r] = a->stats[j];
+                at_c[2 * r + 1] = a->stats[j + 1];
+                a->values[r] = a->stats[j + 1];
+                double v = a->values[r];
+                if (at_c[2 * r] == v && (a->n_span == 0 || a->span[a->n_span - 1] != v)) {
+                    uint64_t key = order_key(v);
+                    Py_ssize_t vb = (Py_ssize_t)((key - low[c]) >> shift[c]);
+                    Py_ssize_t size = a->start[vb + 1] - a->start[vb];
+                    const uint64_t *base = a->keys + a->count[vb] - size;
+                    Py_ssize_t smaller = a->start[vb];
+                    for (Py_ssize_t i = 0; i < size; i++) {
+                        smaller += base[i] < key;
+                    }
+                    a->span[a->n_span] = v;
+                    a->span_rank[a->n_span++] = smaller; /* then the rank of the next holder */
+                }
+            }
+        }
+        c0 = c1;
+    }
+    for (Py_ssize_t c = 0; c < count; c++) {
+        ace_class *a = &cls[c];
+        /* A multiplier under which the spanning values' keys land in distinct slots (with
+         * at most 14 keys in 1024 slots nearly every odd multiplier does). */
+        a->multiplier = 0x9E3779B97F4A7C15ULL;
+        a->placed = a->n_span == 0;
+        for (int attempt = 0; attempt < 256 && !a->placed; attempt++) {
+            a->multiplier += 0x2545F4914F6CDD1EULL * 2;
+            memset(a->table, 0xFF, SPAN_SLOTS * sizeof *a->table); /* every slot -1 */
+            a->placed = 1;
+            for (Py_ssize_t g = 0; g < a->n_span && a->placed; g++) {
+                uint64_t slot = (span_key(a->span[g]) * a->multiplier) >> 54;
+                a->placed = a->table[slot] < 0;
+                a->table[slot] = (int16_t)g;
+            }
+        }
+        /* The range of each key bucket holding no cut value (the cut values ascend), so
+         * that most examples need no comparison; -1 for a bucket holding one (every value
+         * that runs across a cut is a cut value). */
+        if (n_cuts < 127) {
+            Py_ssize_t r = 0;
+            for (Py_ssize_t b = 0; b < buckets; b++) {
+                while (r < n_cuts &&
+                       (Py_ssize_t)((order_key(a->values[r]) - low[c]) >> shift[c]) < b) {
+                    r++;
+                }
+                int inside = r < n_cuts &&
+                             (Py_ssize_t)((order_key(a->values[r]) - low[c]) >> shift[c]) == b;
+                a->bucket_range[b] = inside ? -1 : (int8_t)r;
+            }
+            table_of[c] = a->bucket_range;
+        }
+    }
+    /* 4. One pass: every example into its range. Each range keeps ACE_LANES sums and
+     * counts, example i adding to lane i % ACE_LANES: consecutive examples of one range
+     * then rarely wait on each other's compensated addition (a chain through memory that,
+     * with one sum per range, held up the pass). */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double *row = probs + i * L + first;
+        const Py_ssize_t y = labels[i] - label0;
+        for (Py_ssize_t c = 0; c < count; c++) {
+            ace_class *a = &cls[c];
+            double x = row[c];
+            Py_ssize_t r = table_of[c] ? table_of[c][(order_key(x) - low[c]) >> shift[c]] : -1;
+            if (r < 0) {
+                Py_ssize_t g = -1;
+                if (a->n_span == 0) {
+                } else if (a->placed) {
+                    int16_t slot = a->table[(span_key(x) * a->multiplier) >> 54];
+                    g = slot >= 0 && a->span[slot] == x ? slot : -1;
+                } else { /* (no multiplier found: search the spanning values) */
+                    for (Py_ssize_t s = 0; s < a->n_span; s++) {
+                        g = a->span[s] == x ? s : g;
+                    }
+                }
+                if (g >= 0) {
+                    Py_ssize_t rank = a->span_rank[g]++;
+                    r = 0; /* #{cuts <= rank} */
+                    while (r < n_cuts && cuts[r] <= rank) {
+                        r++;
+                    }
+                } else {
+                    r = count_at_most(a->values, n_cuts, x);
+                }
+            }
+            Py_ssize_t lane = (c * ranges + r) * ACE_LANES + (i & (ACE_LANES - 1));
+            two_sum_add(&range_sums[lane], x);
+            range_hits[lane] += y == c;
+        }
+    }
+    for (Py_ssize_t cr = 0; cr < count * ranges; cr++) { /* the lanes, in lane order */
+        fsum total = {0.0, 0.0};
+        Py_ssize_t own = 0;
+        for (Py_ssize_t lane = cr * ACE_LANES; lane < (cr + 1) * ACE_LANES; lane++) {
+            two_sum_add(&total, range_sums[lane].sum);
+            total.carry += range_sums[lane].carry;
+            own += range_hits[lane];
+        }
+        sums[cr] += fsum_value(&total);
+        hits[cr] += (double)own;
+    }
+    status = 0;
+done:
+    PyMem_RawFree(cls);
+    PyMem_RawFree(low);
+    PyMem_RawFree(high);
+    PyMem_RawFree(shift);
+    PyMem_RawFree(cuts);
+    PyMem_RawFree(ranks);
+    PyMem_RawFree(count_all);
+    PyMem_RawFree(start_all);
+    PyMem_RawFree(range_all);
+    PyMem_RawFree(doubles);
+    PyMem_RawFree(span_rank_all);
+    PyMem_RawFree(table_all);
+    PyMem_RawFree(range_sums);
+    PyMem_RawFree(range_hits);
+    PyMem_RawFree(table_of);
+    PyMem_RawFree(keys);
+    return status;
+}
+
+/* The checks of the bounds both entry points share: 0, or -1 with the error set. */
+static int ace_bounds_ok(const Py_ssize_t *bounds, Py_ssize_t ranges, Py_ssize_t n) {
+    if (bounds[0] != 0 || bounds[ranges] != n) {
+        PyErr_SetString(PyExc_ValueError, "ace_column: bounds must run from 0 to n");
+        return -1;
+    }
+    for (Py_ssize_t r = 0; r < ranges - 1; r++) {
+        if (bounds[r + 1] <= bounds[r] || bounds[r + 1] >= n) {
+            PyErr_SetString(PyExc_ValueError, "ace_column: bounds must increase");
+            return -1;
+        }
+    }
+    return 0;
+}
 
 /* ace_column(column, labels, k, bounds, hits, sums, at): for class k (labels int32), with
  * ``column`` the n values p_k in line order and ``bounds`` (intp, R + 1) the ranges of
@@ -1426,9 +1747,9 @@ static uint64_t select_key(uint64_t *a, Py_ssize_t m, Py_ssize_t r, uint64_t *se
  * (float64, 2 (R - 1)) the values at ranks s_r - 1 and s_r of every cut s_r.
  *
  * No sort: the values at the cuts are order statistics, found by radix selection (a
- * histogram of the keys in up to 2^16 equal buckets of their range, then a quickselect among the
- * keys of the few buckets holding a cut), and one pass over the column then puts every
- * example in its range (most by their bucket's range, read from a table).
+ * histogram of the keys in up to 2^16 equal buckets of their range, then a quickselect
+ * among the keys of the few buckets holding a cut), and one pass over the column then puts
+ * every example in its range (most by their bucket's range, read from a table).
  * Range r starts at rank s_r, whose value is v_r; an example whose value runs across no
  * cut (equal values at ranks s_r - 1 and s_r) lies in range #{r : v_r <= x}; the j-th
  * example (by line) holding a value that does has rank lo + j, lo the count of smaller
@@ -1442,12 +1763,6 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
         return NULL;
     }
     PyObject *result = NULL;
-    double *values = NULL, *span = NULL, *stats = NULL;
-    Py_ssize_t *cuts = NULL, *span_rank = NULL, *ranks = NULL, *count = NULL, *start = NULL;
-    uint64_t *keys = NULL;
-    fsum *range_sums = NULL;
-    int16_t *table = NULL;
-    int8_t *bucket_range = NULL;
     const Py_ssize_t n = cb.len / (Py_ssize_t)sizeof(double);
     const Py_ssize_t ranges = bb.len / (Py_ssize_t)sizeof(Py_ssize_t) - 1;
     if (n < 1 || ranges < 1 || ranges > n || cb.len % (Py_ssize_t)sizeof(double) ||
@@ -1460,235 +1775,62 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "ace_column: buffers of the wrong size");
         goto done;
     }
-    const double *column = cb.buf;
-    const int32_t *labels = yb.buf;
-    const Py_ssize_t *bounds = bb.buf;
-    double *hits = hb.buf, *sums = sb.buf, *at = ab.buf;
-    const Py_ssize_t n_cuts = ranges - 1;
-    if (bounds[0] != 0 || bounds[ranges] != n) {
-        PyErr_SetString(PyExc_ValueError, "ace_column: bounds must run from 0 to n");
+    if (ace_bounds_ok(bb.buf, ranges, n) < 0) {
         goto done;
     }
-    for (Py_ssize_t r = 0; r < n_cuts; r++) {
-        if (bounds[r + 1] <= bounds[r] || bounds[r + 1] >= n) {
-            PyErr_SetString(PyExc_ValueError, "ace_column: bounds must increase");
-            goto done;
-        }
-    }
-    values = PyMem_Calloc((size_t)ranges, sizeof *values);
-    span = PyMem_Calloc((size_t)ranges, sizeof *span);
-    stats = PyMem_Calloc((size_t)(2 * ranges), sizeof *stats);
-    cuts = PyMem_Calloc((size_t)ranges, sizeof *cuts);
-    span_rank = PyMem_Calloc((size_t)ranges, sizeof *span_rank);
-    ranks = PyMem_Calloc((size_t)(2 * ranges), sizeof *ranks);
-    /* A bucket per 16 examples or so, from 2^8 to 2^16: a small column's fixed cost stays
-     * small (a million examples' 2^16 buckets cost a column of a hundred ten times over;
-     * at 100,000 examples a bucket per example made the loops over the buckets a fifth of
-     * the kernel's time), while the few buckets holding a cut keep few keys to select among. */
-    Py_ssize_t buckets = (Py_ssize_t)1 << 8;
-    while (buckets < KEY_BUCKETS && buckets < n / 16) {
-        buckets <<= 1;
-    }
-    count = PyMem_Calloc((size_t)buckets, sizeof *count);
-    start = PyMem_Calloc((size_t)buckets + 1, sizeof *start);
-    range_sums = PyMem_Calloc((size_t)ranges, sizeof *range_sums);
-    table = PyMem_Malloc(SPAN_SLOTS * sizeof *table);
-    bucket_range = PyMem_Malloc((size_t)buckets * sizeof *bucket_range);
-    if (!values || !span || !stats || !cuts || !span_rank || !ranks || !count || !start ||
-        !range_sums || !table || !bucket_range) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    /* The ranks wanted, ascending and distinct: s_r - 1 and s_r of every cut. */
-    Py_ssize_t n_ranks = 0, n_span = 0;
-    for (Py_ssize_t r = 0; r < n_cuts; r++) {
-        cuts[r] = bounds[r + 1];
-        for (Py_ssize_t q = cuts[r] - 1; q <= cuts[r]; q++) {
-            if (n_ranks == 0 || ranks[n_ranks - 1] < q) {
-                ranks[n_ranks++] = q;
-            }
-        }
-    }
-    int no_memory = 0;
+    int status;
     Py_BEGIN_ALLOW_THREADS;
-    /* 0. The buckets: the keys' range [low, high] cut into at most ``buckets`` equal spans
-     * of a power of two (the top bits of key - low), so that the examples spread over them
-     * however few binades they fill (probabilities in [0.06, 1] filled about 64 buckets of
-     * the keys' own top 16 bits). */
-    uint64_t low = UINT64_MAX, high = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        uint64_t key = order_key(column[i]);
-        low = key < low ? key : low;
-        high = key > high ? key : high;
-    }
-    int shift = 0;
-    while (((high - low) >> shift) >= (uint64_t)buckets) {
-        shift++;
-    }
-    /* 1. How many keys fall in each bucket; start[b]: the examples in the buckets before b. */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        count[(order_key(column[i]) - low) >> shift]++;
-    }
-    for (Py_ssize_t b = 0; b < buckets; b++) {
-        start[b + 1] = start[b] + count[b];
-    }
-    if (n_ranks > 0) {
-        /* 2. The buckets holding a wanted rank keep their keys, one bucket after another:
-         * count[b] becomes the bucket's write position among the kept keys (-1: not kept). */
-        Py_ssize_t kept = 0, j = 0;
-        for (Py_ssize_t b = 0; b < buckets; b++) {
-            Py_ssize_t size = count[b];
-            int wanted = 0;
-            while (j < n_ranks && ranks[j] < start[b + 1]) {
-                wanted = 1;
-                j++;
-            }
-            count[b] = wanted ? kept : -1;
-            kept += wanted ? size : 0;
-        }
-        keys = PyMem_RawMalloc((size_t)kept * sizeof *keys);
-        no_memory = keys == NULL;
-    }
-    if (n_ranks > 0 && !no_memory) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            uint64_t key = order_key(column[i]);
-            Py_ssize_t at_pos = count[(key - low) >> shift];
-            if (at_pos >= 0) {
-                keys[at_pos] = key;
-                count[(key - low) >> shift] = at_pos + 1;
-            }
-        }
-        /* 3. Each wanted rank, ascending, by quickselect within its bucket's keys (count[b]
-         * is now the end of bucket b's keys). Once rank q is in place, the keys after it are
-         * no smaller: the next rank of the same bucket is searched among them alone. */
-        uint64_t seed = 0x9E3779B97F4A7C15ULL;
-        Py_ssize_t b = 0, bucket = -1, from = 0;
-        for (Py_ssize_t j = 0; j < n_ranks; j++) {
-            Py_ssize_t q = ranks[j];
-            while (q >= start[b + 1]) {
-                b++;
-            }
-            Py_ssize_t size = start[b + 1] - start[b];
-            uint64_t *base = keys + count[b] - size;
-            if (b != bucket) {
-                bucket = b;
-                from = 0;
-            }
-            Py_ssize_t within = q - start[b];
-            stats[j] = key_double(select_key(base + from, size - from, within - from, &seed));
-            from = within;
-        }
-        /* The values at s_r - 1 and s_r (consecutive wanted ranks), and the values that run
-         * across a cut with the count of smaller values (from their bucket's keys). */
-        Py_ssize_t j = 0;
-        for (Py_ssize_t r = 0; r < n_cuts; r++) {
-            while (ranks[j] < cuts[r] - 1) {
-                j++;
-            }
-            at[2 * r] = stats[j];
-            at[2 * r + 1] = stats[j + 1];
-            values[r] = stats[j + 1];
-            double v = values[r];
-            if (at[2 * r] == v && (n_span == 0 || span[n_span - 1] != v)) {
-                uint64_t key = order_key(v);
-                Py_ssize_t vb = (Py_ssize_t)((key - low) >> shift);
-                Py_ssize_t size = start[vb + 1] - start[vb];
-                const uint64_t *base = keys + count[vb] - size;
-                Py_ssize_t smaller = start[vb];
-                for (Py_ssize_t i = 0; i < size; i++) {
-                    smaller += base[i] < key;
-                }
-                span[n_span] = v;
-                span_rank[n_span++] = smaller; /* then the rank of the next holder */
-            }
-        }
-    }
-    if (!no_memory) {
-        /* A multiplier under which the spanning values' keys land in distinct slots (with
-         * at most 14 keys in 1024 slots nearly every odd multiplier does). */
-        uint64_t multiplier = 0x9E3779B97F4A7C15ULL;
-        int placed = n_span == 0;
-        for (int attempt = 0; attempt < 256 && !placed; attempt++) {
-            multiplier += 0x2545F4914F6CDD1EULL * 2;
-            memset(table, 0xFF, SPAN_SLOTS * sizeof *table); /* every slot -1 */
-            placed = 1;
-            for (Py_ssize_t g = 0; g < n_span && placed; g++) {
-                uint64_t slot = (span_key(span[g]) * multiplier) >> 54;
-                placed = table[slot] < 0;
-                table[slot] = (int16_t)g;
-            }
-        }
-        /* The range of each key bucket holding no cut value (the cut values ascend), so
-         * that most examples need no comparison; -1 for a bucket holding one. */
-        const int8_t *table_of = NULL;
-        if (n_cuts < 127) {
-            Py_ssize_t r = 0;
-            for (Py_ssize_t b = 0; b < buckets; b++) {
-                while (r < n_cuts && (Py_ssize_t)((order_key(values[r]) - low) >> shift) < b) {
-                    r++;
-                }
-                int inside =
-                    r < n_cuts && (Py_ssize_t)((order_key(values[r]) - low) >> shift) == b;
-                bucket_range[b] = inside ? -1 : (int8_t)r;
-            }
-            table_of = bucket_range;
-        }
-        /* 4. One pass: every example into its range. */
-        for (Py_ssize_t i = 0; n_span == 0 && i < n; i++) { /* (no value across a cut) */
-            double x = column[i];
-            Py_ssize_t r = range_of(x, table_of, low, shift, values, n_cuts);
-            two_sum_add(&range_sums[r], x);
-            hits[r] += labels[i] == k;
-        }
-        for (Py_ssize_t i = 0; n_span > 0 && i < n; i++) {
-            double x = column[i];
-            Py_ssize_t g = -1, r;
-            {
-                if (placed) {
-                    int16_t slot = table[(span_key(x) * multiplier) >> 54];
-                    g = slot >= 0 && span[slot] == x ? slot : -1;
-                } else { /* (no multiplier found: search the spanning values) */
-                    for (Py_ssize_t s = 0; s < n_span; s++) {
-                        g = span[s] == x ? s : g;
-                    }
-                }
-            }
-            if (g >= 0) {
-                Py_ssize_t rank = span_rank[g]++;
-                r = 0; /* #{cuts <= rank} */
-                while (r < n_cuts && cuts[r] <= rank) {
-                    r++;
-                }
-            } else {
-                r = range_of(x, table_of, low, shift, values, n_cuts);
-            }
-            two_sum_add(&range_sums[r], x);
-            hits[r] += labels[i] == k;
-        }
-        for (Py_ssize_t r = 0; r < ranges; r++) {
-            sums[r] += fsum_value(&range_sums[r]);
-        }
-    }
+    status = ace_core(cb.buf, n, 1, 0, 1, k, yb.buf, bb.buf, ranges, hb.buf, sb.buf, ab.buf);
     Py_END_ALLOW_THREADS;
-    if (no_memory) {
-        PyErr_NoMemory();
+    result = status < 0 ? PyErr_NoMemory() : Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&yb);
+    PyBuffer_Release(&bb);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&ab);
+    return result;
+}
+
+/* ace_columns(probs, first, count, labels, bounds, hits, sums, at): ace_column for classes
+ * first .. first + count - 1 of ``probs`` (float64, n x L, C order; n the size of
+ * ``labels``, int32), straight from the rows: ``hits`` and ``sums`` (float64, count x R)
+ * and ``at`` (float64, count x 2 (R - 1)), class after class. Each class's results are
+ * ace_column's on its column, bit for bit. */
+static PyObject *ace_columns(PyObject *self, PyObject *args) {
+    Py_buffer pb, yb, bb, hb, sb, ab;
+    Py_ssize_t first, count;
+    if (!PyArg_ParseTuple(args, "y*nny*y*w*w*w*", &pb, &first, &count, &yb, &bb, &hb, &sb,
+                          &ab)) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    const Py_ssize_t size = (Py_ssize_t)sizeof(double);
+    const Py_ssize_t n = yb.len / (Py_ssize_t)sizeof(int32_t);
+    const Py_ssize_t ranges = bb.len / (Py_ssize_t)sizeof(Py_ssize_t) - 1;
+    const Py_ssize_t L = n > 0 ? pb.len / (n * size) : 0;
+    if (n < 1 || ranges < 1 || ranges > n || count < 1 || first < 0 || first + count > L ||
+        pb.len != n * L * size || yb.len % (Py_ssize_t)sizeof(int32_t) ||
+        hb.len != count * ranges * size || sb.len != hb.len ||
+        ab.len != count * 2 * (ranges - 1) * size || !aligned(&pb, sizeof(double)) ||
+        !aligned(&yb, sizeof(int32_t)) || !aligned(&bb, sizeof(Py_ssize_t)) ||
+        !aligned(&hb, sizeof(double)) || !aligned(&sb, sizeof(double)) ||
+        !aligned(&ab, sizeof(double))) {
+        PyErr_SetString(PyExc_ValueError, "ace_columns: buffers of the wrong size");
         goto done;
     }
-    result = Py_NewRef(Py_None);
+    if (ace_bounds_ok(bb.buf, ranges, n) < 0) {
+        goto done;
+    }
+    int status;
+    Py_BEGIN_ALLOW_THREADS;
+    status = ace_core(pb.buf, n, L, first, count, first, yb.buf, bb.buf, ranges, hb.buf,
+                      sb.buf, ab.buf);
+    Py_END_ALLOW_THREADS;
+    result = status < 0 ? PyErr_NoMemory() : Py_NewRef(Py_None);
 done:
-    PyMem_Free(values);
-    PyMem_Free(span);
-    PyMem_Free(stats);
-    PyMem_Free(cuts);
-    PyMem_Free(span_rank);
-    PyMem_Free(ranks);
-    PyMem_Free(count);
-    PyMem_Free(start);
-    PyMem_RawFree(keys);
-    PyMem_Free(range_sums);
-    PyMem_Free(table);
-    PyMem_Free(bucket_range);
-    PyBuffer_Release(&cb);
+    PyBuffer_Release(&pb);
     PyBuffer_Release(&yb);
     PyBuffer_Release(&bb);
     PyBuffer_Release(&hb);
@@ -2172,6 +2314,9 @@ static PyMethodDef methods[] = {
      "sorted_runs(primary, secondary, errors, descending, starts, totals) -> (runs, accrued, over_k)"},
     {"radix_argsort", radix_argsort, METH_VARARGS,
      "radix_argsort(keys, order): the stable ascending order of float64 keys"},
+    {"ace_columns", ace_columns, METH_VARARGS,
+     "ace_columns(probs, first, count, labels, bounds, hits, sums, at): ace_column for "
+     "classes first .. first + count - 1, straight from the n x L rows"},
     {"ace_column", ace_column, METH_VARARGS,
      "ace_column(column, labels, k, bounds, hits, sums, at): class k's examples, the sum of "
      "p_k and the values at the cuts, per range of p_k's order"},

@@ -28,6 +28,12 @@ from .classification import ECE_BINS
 # bandwidth of memory, not the processors, bounds what more threads would give).
 THREADED_SIZE = 1 << 20
 MAX_THREADS = 2
+# Up to this many classes (rows of up to 256 bytes), a thread's classes are read straight
+# from the rows, all in each sweep (``ace_columns``): copying each column out first read
+# every row's cache lines once per class, which cost as much as the kernel at a million
+# rows of 10 classes. Wider rows are read faster column by column: a sweep of a few values
+# of each wide row waits on memory at every row, so their columns are copied out in groups.
+ROW_SWEEP_CLASSES = 32
 GROUP_VALUES = 1 << 20  # columns copied out at once by one thread, in values
 T = TypeVar("T")
 
@@ -47,10 +53,12 @@ def ace_gaps(probs: np.ndarray, y: np.ndarray, *, n_ranges: int = ECE_BINS, resi
     stable order by p_k, and the R range sizes; ACE is the mean of the L × R gaps.
 
     ``probs`` n × L float64 (C order) and ``y`` n int64 class indices, both already checked
-    (scoring.multiclass.ace checks them). With the C kernel ``ace_column`` built, no column
-    is sorted: the values at the cuts are order statistics (radix selection), and one pass
-    puts every example in its range (its count and its compensated sum of p_k); without it,
-    each column is sorted and the counts come from :func:`_hits`.
+    (scoring.multiclass.ace checks them). With the C kernels built, no column is sorted:
+    the values at the cuts are order statistics (radix selection), and one pass puts every
+    example in its range (its count and its compensated sum of p_k): ``ace_columns``
+    reads a thread's classes straight from the rows (up to ROW_SWEEP_CLASSES classes),
+    ``ace_column`` a column copied out (wider rows); without them, each column is sorted
+    and the counts come from :func:`_hits`.
     Classes are spread over a few threads on a large file (sorting and the kernels
     release the GIL); each class's result is the same whichever thread computes it.
     ``resid`` (n × L float32, scoring.multiclass_rows.ClassRows): equal doubles are
@@ -64,29 +72,28 @@ def ace_gaps(probs: np.ndarray, y: np.ndarray, *, n_ranges: int = ECE_BINS, resi
     parts = min(MAX_THREADS, n_classes)
     if native is not None:
         labels = y.astype(np.int32)  # (read once per class: the narrower the quicker)
-
-        # Neighbouring columns are copied out together, a group per read of the rows
-        # (reading a column at a time reads every row's cache lines once per class: at
-        # L = 100, a hundred passes over the file's probabilities); a group holds up to
-        # GROUP_VALUES values, so a thread's scratch stays that of one column of 2^20.
-        group = max(1, min(n_classes, GROUP_VALUES // n))
+        at = np.empty((n_classes, bounds.size - 2, 2))
+        hits, sums = np.empty(gaps.shape), np.empty(gaps.shape)
+        sweep = n_classes <= ROW_SWEEP_CLASSES
 
         def share(part: int) -> None:
             classes = range(part * n_classes // parts, (part + 1) * n_classes // parts)
-            line_order = np.empty((min(group, len(classes)), n))
-            at = np.empty((bounds.size - 2, 2))
-            for first in range(classes.start, classes.stop, group):
-                count = min(group, classes.stop - first)
-                native.columns_copy(probs, first, count, line_order[:count])
-                for k in range(first, first + count):
-                    column = line_order[k - first]
-                    hits, sums = np.zeros(bounds.size - 1), np.zeros(bounds.size - 1)
-                    native.ace_column(column, labels, k, bounds, hits, sums, at)
-                    if resid is not None:
-                        hits = _exact_hits(
-                            probs, y, resid, exact, k, at[:, 1], at[:, 0], bounds, hits, column
-                        )
-                    np.abs(hits - sums, out=gaps[k])
+            mine = slice(classes.start, classes.stop)
+            hits[mine], sums[mine] = 0.0, 0.0  # (the kernels add: a part may run again)
+            if sweep:  # (a part's classes at once, straight from the rows)
+                native.ace_columns(
+                    probs, mine.start, len(classes), labels, bounds, hits[mine], sums[mine],
+                    at[mine],
+                )  # fmt: skip
+            else:
+                _ace_copied(native, probs, labels, classes, bounds, hits, sums, at)
+            for k in classes:
+                own = hits[k]
+                if resid is not None:
+                    own = _exact_hits(
+                        probs, y, resid, exact, k, at[k, :, 1], at[k, :, 0], bounds, own
+                    )
+                np.abs(own - sums[k], out=gaps[k])
 
     else:
         # The true class's probability of every example, grouped by class: for class k
@@ -114,6 +121,22 @@ def ace_gaps(probs: np.ndarray, y: np.ndarray, *, n_ranges: int = ECE_BINS, resi
     _accel.release_memory()  # (the threads' scratch: kept by their arenas otherwise)
     gaps /= np.diff(bounds)
     return gaps, np.diff(bounds)
+
+
+def _ace_copied(native, probs, labels, classes: range, bounds, hits, sums, at) -> None:
+    """``ace_column`` on each of ``classes``, their columns copied out a group at a time:
+    neighbouring columns together, a group per read of the rows (reading a column at a
+    time reads every row's cache lines once per class: at L = 100, a hundred passes over
+    the file's probabilities); a group holds up to GROUP_VALUES values, so a thread's
+    scratch stays that of one column of 2^20."""
+    n = probs.shape[0]
+    group = max(1, min(len(classes), GROUP_VALUES // n))
+    line_order = np.empty((group, n))
+    for first in range(classes.start, classes.stop, group):
+        count = min(group, classes.stop - first)
+        native.columns_copy(probs, first, count, line_order[:count])
+        for k in range(first, first + count):
+            native.ace_column(line_order[k - first], labels, k, bounds, hits[k], sums[k], at[k])
 
 
 def _exact_hits(

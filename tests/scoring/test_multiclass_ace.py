@@ -199,14 +199,105 @@ def test_the_kernel_refuses_bad_buffers():
 
 @pytest.mark.parametrize("group_values", [1, 7 * 2_000, 1 << 20])
 def test_columns_copied_in_groups_give_the_same_gaps(monkeypatch, group_values):
-    """Neighbouring columns are copied out a group at a time (GROUP_VALUES values): one
+    """Wide rows' columns are copied out a group at a time (GROUP_VALUES values): one
     column, groups of 7 that do not divide L = 23 or a part's share of it, or every
-    column at once, the gaps are the same, each class by the definition."""
+    column at once, the gaps are the same, each class by the definition, and the same as
+    those of the sweep straight from the rows (ace_columns) that narrow rows take."""
     rng = np.random.default_rng(23)
     probs, y = _tied_case(rng, 2_000, 23, digits=2)
+    swept, _ = ace_gaps(probs, y)
+    monkeypatch.setattr(multiclass_ace, "ROW_SWEEP_CLASSES", 0)
     monkeypatch.setattr(multiclass_ace, "GROUP_VALUES", group_values)
     grouped, _ = ace_gaps(probs, y)
     monkeypatch.setattr(multiclass_ace, "GROUP_VALUES", 1)
     alone, _ = ace_gaps(probs, y)
-    assert np.array_equal(grouped, alone)
+    assert np.array_equal(grouped, alone) and np.array_equal(swept, alone)
     assert grouped.mean() == pytest.approx(_by_definition(probs, y), rel=1e-12)
+
+
+def _kernel():
+    from scoring import _accel
+
+    native = _accel.native()
+    if native is None:
+        pytest.skip("the C extension is not built")
+    return native
+
+
+def _one_column(native, column, labels, k, bounds):
+    hits, sums = np.zeros(bounds.size - 1), np.zeros(bounds.size - 1)
+    at = np.empty((bounds.size - 2, 2))
+    native.ace_column(np.ascontiguousarray(column), labels, k, bounds, hits, sums, at)
+    return hits, sums, at
+
+
+@pytest.mark.parametrize("n", [1, 2, 16, 31, 5_000, 40_000])
+def test_the_row_sweep_gives_each_column_bit_for_bit(n):
+    """ace_columns reads classes first … first + count − 1 straight from the rows, all in
+    each sweep: every class's hits, sums and values at the cuts are ace_column's on its
+    own column, bit for bit, whichever classes it is taken with. The columns mix what the
+    kernel meets: values tied across cuts, one-hot columns (every key kept, so the kept
+    keys are taken a few classes at a time), one value, subnormals, sorted and spread."""
+    native = _kernel()
+    rng = np.random.default_rng(n)
+    columns = [
+        np.round(rng.random(n), 2),
+        rng.choice([0.0, 1.0], n, p=[0.9, 0.1]),
+        rng.random(n),
+        np.full(n, 0.25),
+        rng.choice([0.0, 1.0], n, p=[0.3, 0.7]),
+        np.sort(rng.random(n)),
+        rng.choice([5e-324, 1e-310, 0.0, -0.0, 1e-300], n),
+        1.0 - rng.integers(1, 50, n) * 2.0**-52,
+        rng.choice([0.0, 1.0], n, p=[0.5, 0.5]),
+    ]
+    probs = np.ascontiguousarray(np.stack(columns, axis=1))
+    n_classes = probs.shape[1]
+    labels = rng.integers(0, n_classes, n).astype(np.int32)
+    bounds = ace_ranges(n)
+    for first, count in [(0, n_classes), (2, 5), (8, 1), (1, 3)]:
+        hits, sums = np.zeros((count, bounds.size - 1)), np.zeros((count, bounds.size - 1))
+        at = np.empty((count, bounds.size - 2, 2))
+        native.ace_columns(probs, first, count, labels, bounds, hits, sums, at)
+        for c in range(count):
+            want = _one_column(native, probs[:, first + c], labels, first + c, bounds)
+            assert np.array_equal(hits[c], want[0]), (first, c)
+            assert np.array_equal(sums[c], want[1]), (first, c)
+            assert np.array_equal(at[c], want[2]), (first, c)
+
+
+def test_the_row_sweep_is_the_stable_sort_definition():
+    """The sweep's counts, sums and cut values against a stable argsort of each column."""
+    native = _kernel()
+    rng = np.random.default_rng(31)
+    probs, y = _tied_case(rng, 20_000, 6, digits=3)
+    labels = y.astype(np.int32)
+    bounds = ace_ranges(y.size)
+    hits, sums = np.zeros((6, 15)), np.zeros((6, 15))
+    at = np.empty((6, 14, 2))
+    native.ace_columns(probs, 0, 6, labels, bounds, hits, sums, at)
+    cuts = bounds[1:-1]
+    for k in range(6):
+        order = np.argsort(probs[:, k], kind="stable")
+        ordered = probs[order, k]
+        assert np.array_equal(at[k, :, 1], ordered[cuts])
+        assert np.array_equal(at[k, :, 0], ordered[cuts - 1])
+        parts = np.array_split(order, 15)
+        assert hits[k].tolist() == [np.count_nonzero(y[r] == k) for r in parts]
+        want = [math.fsum(probs[r, k]) for r in parts]
+        np.testing.assert_allclose(sums[k], want, rtol=1e-15, atol=0)
+
+
+def test_the_row_sweep_refuses_bad_buffers():
+    native = _kernel()
+    probs, labels = np.zeros((20, 4)), np.zeros(20, dtype=np.int32)
+    bounds = ace_ranges(20)
+    hits, sums, at = np.zeros((2, 15)), np.zeros((2, 15)), np.empty((2, 14, 2))
+    with pytest.raises(ValueError, match="buffers of the wrong size"):
+        native.ace_columns(probs, 3, 2, labels, bounds, hits, sums, at)  # (past L)
+    with pytest.raises(ValueError, match="buffers of the wrong size"):
+        native.ace_columns(probs, 0, 2, labels, bounds, hits[:1], sums, at)
+    with pytest.raises(ValueError, match="buffers of the wrong size"):
+        native.ace_columns(probs, 0, 2, labels[:19], bounds, hits, sums, at)
+    with pytest.raises(ValueError, match="bounds must"):
+        native.ace_columns(probs, 0, 2, labels, bounds[::-1].copy(), hits, sums, at)
