@@ -1428,8 +1428,9 @@ static uint64_t select_key(uint64_t *a, Py_ssize_t m, Py_ssize_t r, uint64_t *se
 /* The state of one class in ace_core. */
 typedef struct {
     Py_ssize_t *count, *start; /* per key bucket; start: the examples in the buckets before */
-    int8_t *bucket_range;      /* the range of a bucket holding no cut value, else -1 */
-    uint64_t *keys;            /* the keys of the buckets holding a wanted rank */
+    int16_t *bucket_range;     /* the range of a bucket holding no wanted rank, else -1 */
+    uint64_t *keys;            /* the keys of the buckets holding a wanted rank, */
+    uint8_t *marks;            /* and for each: 1{class k} | (line % ACE_LANES) << 1 */
     double *values, *span, *stats;
     Py_ssize_t *span_rank, n_span, kept;
     int16_t *table; /* the spanning values' hash slots */
@@ -1437,17 +1438,27 @@ typedef struct {
     int placed;
 } ace_class;
 
+/* Adds x (a class-k example or not: own) to lane ``lane`` of range r of class c. */
+static inline void ace_add(fsum *range_sums, Py_ssize_t *range_hits, Py_ssize_t at, double x,
+                           int own) {
+    two_sum_add(&range_sums[at], x);
+    range_hits[at] += own;
+}
+
 /* ace_core: for classes first .. first + count - 1 of ``probs`` (n x L, row after row),
  * whose labels are label0 .. label0 + count - 1 in ``labels``, what ace_column (below)
  * computes for one class, into hits and sums (count x R) and at (count x 2 (R - 1)).
  *
- * Every pass reads the rows once for all ``count`` classes (a class's values are a
- * column of the rows: copying it out first read every row's cache lines once per class),
- * and each class's operations are those of one class alone, in line order: a class's
- * results do not depend on the classes taken with it. The key buckets of the ``count``
- * classes share about ACE_SHARED_BUCKETS table entries.
- * Scratch: the classes' kept keys, a subset of classes at a time (up to n keys, or one
- * class's); called without the GIL. Returns 0, or -1 when memory ran out. */
+ * Three sweeps of the rows, each for all ``count`` classes (a class's values are a column
+ * of the rows: copying it out first read every row's cache lines once per class): the
+ * keys' range, the keys' histogram, and one that adds every example of a bucket holding no
+ * wanted rank to its range (the bucket's ranks, hence its range, are known from the
+ * histogram) and keeps the others' keys, in line order, for after the selection. Each
+ * class's operations are those of one class alone, in line order: a class's results do
+ * not depend on the classes taken with it. The key buckets of the ``count`` classes share
+ * about ACE_SHARED_BUCKETS table entries. Scratch: the kept keys (9 bytes each), a subset
+ * of classes at a time (up to n keys, or one class's); called without the GIL. Returns 0,
+ * or -1 when memory ran out. R < 2^15. */
 static int ace_core(const double *probs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t first,
                     Py_ssize_t count, Py_ssize_t label0, const int32_t *labels,
                     const Py_ssize_t *bounds, Py_ssize_t ranges, double *hits, double *sums,
@@ -1466,18 +1477,17 @@ static int ace_core(const double *probs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t 
     Py_ssize_t *ranks = PyMem_RawCalloc((size_t)(2 * ranges), sizeof *ranks);
     Py_ssize_t *count_all = PyMem_RawCalloc((size_t)(count * buckets), sizeof *count_all);
     Py_ssize_t *start_all = PyMem_RawCalloc((size_t)(count * (buckets + 1)), sizeof *start_all);
-    int8_t *range_all = PyMem_RawMalloc((size_t)(count * buckets) * sizeof *range_all);
+    int16_t *range_all = PyMem_RawMalloc((size_t)(count * buckets) * sizeof *range_all);
     double *doubles = PyMem_RawCalloc((size_t)(4 * count * ranges), sizeof *doubles);
     Py_ssize_t *span_rank_all = PyMem_RawCalloc((size_t)(count * ranges), sizeof *span_rank_all);
     int16_t *table_all = PyMem_RawMalloc((size_t)(count * SPAN_SLOTS) * sizeof *table_all);
     fsum *range_sums = PyMem_RawCalloc((size_t)(count * ranges * ACE_LANES), sizeof *range_sums);
     Py_ssize_t *range_hits =
         PyMem_RawCalloc((size_t)(count * ranges * ACE_LANES), sizeof *range_hits);
-    const int8_t **table_of = PyMem_RawCalloc((size_t)count, sizeof *table_of);
     uint64_t *keys = NULL;
+    uint8_t *marks = NULL;
     if (!cls || !low || !high || !shift || !cuts || !ranks || !count_all || !start_all ||
-        !range_all || !doubles || !span_rank_all || !table_all || !range_sums || !range_hits ||
-        !table_of) {
+        !range_all || !doubles || !span_rank_all || !table_all || !range_sums || !range_hits) {
         goto done;
     }
     for (Py_ssize_t c = 0; c < count; c++) {
@@ -1528,23 +1538,28 @@ static int ace_core(const double *probs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t 
         }
     }
     /* 2. The buckets holding a wanted rank keep their keys, one bucket after another:
-     * count[b] becomes the bucket's write position among the class's kept keys (-1: not
-     * kept). */
+     * count[b] becomes the bucket's write position among the class's kept keys, and its
+     * range -1. Every other bucket's examples have ranks between two wanted ones, so all
+     * lie in one range: #{cuts s_r <= the bucket's first rank}. */
     Py_ssize_t most = n; /* keys kept at once: up to n, or one class's */
     for (Py_ssize_t c = 0; c < count; c++) {
         ace_class *a = &cls[c];
         for (Py_ssize_t b = 0; b < buckets; b++) {
             a->start[b + 1] = a->start[b] + a->count[b];
         }
-        Py_ssize_t kept = 0, j = 0;
-        for (Py_ssize_t b = 0; b < buckets && n_ranks > 0; b++) {
+        Py_ssize_t kept = 0, j = 0, r = 0;
+        for (Py_ssize_t b = 0; b < buckets; b++) {
             Py_ssize_t size = a->count[b];
             int wanted = 0;
             while (j < n_ranks && ranks[j] < a->start[b + 1]) {
                 wanted = 1;
                 j++;
             }
+            while (r < n_cuts && cuts[r] <= a->start[b]) {
+                r++;
+            }
             a->count[b] = wanted ? kept : -1;
+            a->bucket_range[b] = wanted ? -1 : (int16_t)r;
             kept += wanted ? size : 0;
         }
         a->kept = kept;
@@ -1552,53 +1567,74 @@ static int ace_core(const double *probs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t 
     }
     if (n_ranks > 0) {
         keys = PyMem_RawMalloc((size_t)most * sizeof *keys);
-        if (!keys) {
+        marks = PyMem_RawMalloc((size_t)most * sizeof *marks);
+        if (!keys || !marks) {
             goto done;
         }
     }
     /* The classes a subset at a time, whose kept keys fit in ``most``. */
-    for (Py_ssize_t c0 = 0; c0 < count && n_ranks > 0;) {
+    for (Py_ssize_t c0 = 0; c0 < count;) {
         Py_ssize_t c1 = c0, total = 0;
         while (c1 < count && (c1 == c0 || total + cls[c1].kept <= most)) {
-            cls[c1].keys = keys + total;
+            cls[c1].keys = keys ? keys + total : NULL;
+            cls[c1].marks = marks ? marks + total : NULL;
             total += cls[c1++].kept;
         }
+        /* 3. Every example of a bucket holding no wanted rank into its range; the others'
+         * keys kept. Each range keeps ACE_LANES sums and counts, example i adding to lane
+         * i % ACE_LANES: consecutive examples of one range then rarely wait on each
+         * other's compensated addition (a chain through memory). */
         for (Py_ssize_t i = 0; i < n; i++) {
             const double *row = probs + i * L + first;
+            const Py_ssize_t y = labels[i] - label0;
+            const Py_ssize_t lane = i & (ACE_LANES - 1);
             for (Py_ssize_t c = c0; c < c1; c++) {
-                uint64_t key = order_key(row[c]);
-                Py_ssize_t b = (Py_ssize_t)((key - low[c]) >> shift[c]);
-                Py_ssize_t *slot = &count_all[c * buckets + b];
-                if (*slot >= 0) {
-                    cls[c].keys[*slot] = key;
-                    *slot += 1;
+                double x = row[c];
+                uint64_t key = order_key(x);
+                Py_ssize_t b = c * buckets + (Py_ssize_t)((key - low[c]) >> shift[c]);
+                Py_ssize_t r = range_all[b];
+                if (r >= 0) {
+                    ace_add(range_sums, range_hits, (c * ranges + r) * ACE_LANES + lane, x,
+                            y == c);
+                } else {
+                    Py_ssize_t to = count_all[b]++;
+                    cls[c].keys[to] = key;
+                    cls[c].marks[to] = (uint8_t)((y == c) | (lane << 1));
                 }
             }
         }
-        for (Py_ssize_t c = c0; c < c1; c++) {
+        for (Py_ssize_t c = c0; c < c1 && n_ranks > 0; c++) {
             ace_class *a = &cls[c];
-            /* 3. Each wanted rank, ascending, by quickselect within its bucket's keys
-             * (count[b] is now the end of bucket b's keys). Once rank q is in place, the keys
-             * after it are no smaller: the next rank of the same bucket is searched among
-             * them alone. */
+            /* 4. Each wanted rank, ascending, by quickselect within its bucket's keys
+             * (count[b] is now the end of bucket b's keys), on a copy: the kept keys stay in
+             * line order. Once rank q is in place, the keys after it are no smaller: the
+             * next rank of the same bucket is searched among them alone. */
             uint64_t seed = 0x9E3779B97F4A7C15ULL;
             Py_ssize_t b = 0, bucket = -1, from = 0;
+            uint64_t *scratch = NULL;
             for (Py_ssize_t j = 0; j < n_ranks; j++) {
                 Py_ssize_t q = ranks[j];
                 while (q >= a->start[b + 1]) {
                     b++;
                 }
                 Py_ssize_t size = a->start[b + 1] - a->start[b];
-                uint64_t *base = a->keys + a->count[b] - size;
                 if (b != bucket) {
+                    PyMem_RawFree(scratch);
+                    scratch = PyMem_RawMalloc((size_t)size * sizeof *scratch);
+                    if (!scratch) {
+                        goto done;
+                    }
+                    memcpy(scratch, a->keys + a->count[b] - size,
+                           (size_t)size * sizeof *scratch);
                     bucket = b;
                     from = 0;
                 }
                 Py_ssize_t within = q - a->start[b];
                 a->stats[j] =
-                    key_double(select_key(base + from, size - from, within - from, &seed));
+                    key_double(select_key(scratch + from, size - from, within - from, &seed));
                 from = within;
             }
+            PyMem_RawFree(scratch);
             /* The values at s_r - 1 and s_r (consecutive wanted ranks), and the values that
              * run across a cut with the count of smaller values (from their bucket's keys). */
             double *at_c = at + c * 2 * n_cuts;
@@ -1624,78 +1660,57 @@ static int ace_core(const double *probs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t 
                     a->span_rank[a->n_span++] = smaller; /* then the rank of the next holder */
                 }
             }
+            /* A multiplier under which the spanning values' keys land in distinct slots (with
+             * at most 14 keys in 1024 slots nearly every odd multiplier does). */
+            a->multiplier = 0x9E3779B97F4A7C15ULL;
+            a->placed = a->n_span == 0;
+            for (int attempt = 0; attempt < 256 && !a->placed; attempt++) {
+                a->multiplier += 0x2545F4914F6CDD1EULL * 2;
+                memset(a->table, 0xFF, SPAN_SLOTS * sizeof *a->table); /* every slot -1 */
+                a->placed = 1;
+                for (Py_ssize_t g = 0; g < a->n_span && a->placed; g++) {
+                    uint64_t slot = (span_key(a->span[g]) * a->multiplier) >> 54;
+                    a->placed = a->table[slot] < 0;
+                    a->table[slot] = (int16_t)g;
+                }
+            }
+            /* 5. The kept examples into their ranges, bucket after bucket, each bucket's in
+             * line order. Range r starts at rank s_r, whose value is v_r; an example whose
+             * value runs across no cut lies in range #{r : v_r <= x}; the j-th example (by
+             * line) holding a value that does (all in its bucket) has rank lo + j. */
+            for (Py_ssize_t kb = 0; kb < buckets; kb++) {
+                if (a->bucket_range[kb] >= 0) {
+                    continue;
+                }
+                Py_ssize_t size = a->start[kb + 1] - a->start[kb];
+                for (Py_ssize_t at_k = a->count[kb] - size; at_k < a->count[kb]; at_k++) {
+                    double x = key_double(a->keys[at_k]);
+                    Py_ssize_t g = -1, r;
+                    if (a->n_span == 0) {
+                    } else if (a->placed) {
+                        int16_t slot = a->table[(span_key(x) * a->multiplier) >> 54];
+                        g = slot >= 0 && a->span[slot] == x ? slot : -1;
+                    } else { /* (no multiplier found: search the spanning values) */
+                        for (Py_ssize_t s = 0; s < a->n_span; s++) {
+                            g = a->span[s] == x ? s : g;
+                        }
+                    }
+                    if (g >= 0) {
+                        Py_ssize_t rank = a->span_rank[g]++;
+                        r = 0; /* #{cuts <= rank} */
+                        while (r < n_cuts && cuts[r] <= rank) {
+                            r++;
+                        }
+                    } else {
+                        r = count_at_most(a->values, n_cuts, x);
+                    }
+                    uint8_t mark = a->marks[at_k];
+                    ace_add(range_sums, range_hits, (c * ranges + r) * ACE_LANES + (mark >> 1),
+                            x, mark & 1);
+                }
+            }
         }
         c0 = c1;
-    }
-    for (Py_ssize_t c = 0; c < count; c++) {
-        ace_class *a = &cls[c];
-        /* A multiplier under which the spanning values' keys land in distinct slots (with
-         * at most 14 keys in 1024 slots nearly every odd multiplier does). */
-        a->multiplier = 0x9E3779B97F4A7C15ULL;
-        a->placed = a->n_span == 0;
-        for (int attempt = 0; attempt < 256 && !a->placed; attempt++) {
-            a->multiplier += 0x2545F4914F6CDD1EULL * 2;
-            memset(a->table, 0xFF, SPAN_SLOTS * sizeof *a->table); /* every slot -1 */
-            a->placed = 1;
-            for (Py_ssize_t g = 0; g < a->n_span && a->placed; g++) {
-                uint64_t slot = (span_key(a->span[g]) * a->multiplier) >> 54;
-                a->placed = a->table[slot] < 0;
-                a->table[slot] = (int16_t)g;
-            }
-        }
-        /* The range of each key bucket holding no cut value (the cut values ascend), so
-         * that most examples need no comparison; -1 for a bucket holding one (every value
-         * that runs across a cut is a cut value). */
-        if (n_cuts < 127) {
-            Py_ssize_t r = 0;
-            for (Py_ssize_t b = 0; b < buckets; b++) {
-                while (r < n_cuts &&
-                       (Py_ssize_t)((order_key(a->values[r]) - low[c]) >> shift[c]) < b) {
-                    r++;
-                }
-                int inside = r < n_cuts &&
-                             (Py_ssize_t)((order_key(a->values[r]) - low[c]) >> shift[c]) == b;
-                a->bucket_range[b] = inside ? -1 : (int8_t)r;
-            }
-            table_of[c] = a->bucket_range;
-        }
-    }
-    /* 4. One pass: every example into its range. Each range keeps ACE_LANES sums and
-     * counts, example i adding to lane i % ACE_LANES: consecutive examples of one range
-     * then rarely wait on each other's compensated addition (a chain through memory that,
-     * with one sum per range, held up the pass). */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        const double *row = probs + i * L + first;
-        const Py_ssize_t y = labels[i] - label0;
-        for (Py_ssize_t c = 0; c < count; c++) {
-            ace_class *a = &cls[c];
-            double x = row[c];
-            Py_ssize_t r = table_of[c] ? table_of[c][(order_key(x) - low[c]) >> shift[c]] : -1;
-            if (r < 0) {
-                Py_ssize_t g = -1;
-                if (a->n_span == 0) {
-                } else if (a->placed) {
-                    int16_t slot = a->table[(span_key(x) * a->multiplier) >> 54];
-                    g = slot >= 0 && a->span[slot] == x ? slot : -1;
-                } else { /* (no multiplier found: search the spanning values) */
-                    for (Py_ssize_t s = 0; s < a->n_span; s++) {
-                        g = a->span[s] == x ? s : g;
-                    }
-                }
-                if (g >= 0) {
-                    Py_ssize_t rank = a->span_rank[g]++;
-                    r = 0; /* #{cuts <= rank} */
-                    while (r < n_cuts && cuts[r] <= rank) {
-                        r++;
-                    }
-                } else {
-                    r = count_at_most(a->values, n_cuts, x);
-                }
-            }
-            Py_ssize_t lane = (c * ranges + r) * ACE_LANES + (i & (ACE_LANES - 1));
-            two_sum_add(&range_sums[lane], x);
-            range_hits[lane] += y == c;
-        }
     }
     for (Py_ssize_t cr = 0; cr < count * ranges; cr++) { /* the lanes, in lane order */
         fsum total = {0.0, 0.0};
@@ -1724,13 +1739,17 @@ done:
     PyMem_RawFree(table_all);
     PyMem_RawFree(range_sums);
     PyMem_RawFree(range_hits);
-    PyMem_RawFree(table_of);
     PyMem_RawFree(keys);
+    PyMem_RawFree(marks);
     return status;
 }
 
 /* The checks of the bounds both entry points share: 0, or -1 with the error set. */
 static int ace_bounds_ok(const Py_ssize_t *bounds, Py_ssize_t ranges, Py_ssize_t n) {
+    if (ranges > INT16_MAX) {
+        PyErr_SetString(PyExc_ValueError, "ace_column: at most 32767 ranges");
+        return -1;
+    }
     if (bounds[0] != 0 || bounds[ranges] != n) {
         PyErr_SetString(PyExc_ValueError, "ace_column: bounds must run from 0 to n");
         return -1;

@@ -68,7 +68,7 @@ def ace_gaps(probs: np.ndarray, y: np.ndarray, *, n_ranges: int = ECE_BINS, resi
     n, n_classes = probs.shape
     bounds = ace_ranges(n, n_ranges=n_ranges)
     gaps = np.empty((n_classes, bounds.size - 1))
-    native = _accel.native()
+    native = _accel.native() if bounds.size <= 1 << 15 else None  # (the kernels: R < 2^15)
     parts = min(MAX_THREADS, n_classes)
     if native is not None:
         labels = y.astype(np.int32)  # (read once per class: the narrower the quicker)

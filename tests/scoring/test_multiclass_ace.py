@@ -301,3 +301,21 @@ def test_the_row_sweep_refuses_bad_buffers():
         native.ace_columns(probs, 0, 2, labels[:19], bounds, hits, sums, at)
     with pytest.raises(ValueError, match="bounds must"):
         native.ace_columns(probs, 0, 2, labels, bounds[::-1].copy(), hits, sums, at)
+
+
+def test_more_ranges_than_the_kernels_take_go_to_numpy(monkeypatch):
+    """The kernels keep a bucket's range in 16 bits: R ≥ 2^15 is refused by them, and
+    ace_gaps then takes the numpy path, with the same gaps as that path gives."""
+    native = _kernel()
+    n = 40_000
+    rng = np.random.default_rng(40)
+    probs, y = _tied_case(rng, n, 3, digits=3)
+    bounds = ace_ranges(n, n_ranges=33_000)
+    hits, sums = np.zeros((1, bounds.size - 1)), np.zeros((1, bounds.size - 1))
+    at = np.empty((1, bounds.size - 2, 2))
+    with pytest.raises(ValueError, match="at most 32767 ranges"):
+        native.ace_columns(probs, 0, 1, y.astype(np.int32), bounds, hits, sums, at)
+    wide, _ = ace_gaps(probs, y, n_ranges=33_000)
+    monkeypatch.setattr(multiclass_ace._accel, "native", lambda: None)
+    by_numpy, _ = ace_gaps(probs, y, n_ranges=33_000)
+    assert wide.shape == (3, 33_000) and np.array_equal(wide, by_numpy)
