@@ -1438,6 +1438,15 @@ typedef struct {
     int placed;
 } ace_class;
 
+#define ACE_SAMPLE 4096 /* rows whose keys set the buckets' range */
+
+/* The bucket of ``key``: (key - low) >> shift, keys below low in the first bucket and
+ * keys past the last in it (a sample's range may miss the extremes). */
+static inline Py_ssize_t ace_bucket(uint64_t key, uint64_t low, int shift, Py_ssize_t buckets) {
+    uint64_t b = (key > low ? key - low : 0) >> shift;
+    return b < (uint64_t)buckets ? (Py_ssize_t)b : buckets - 1;
+}
+
 /* Adds x (a class-k example or not: own) to lane ``lane`` of range r of class c. */
 static inline void ace_add(fsum *range_sums, Py_ssize_t *range_hits, Py_ssize_t at, double x,
                            int own) {
@@ -1449,16 +1458,16 @@ static inline void ace_add(fsum *range_sums, Py_ssize_t *range_hits, Py_ssize_t 
  * whose labels are label0 .. label0 + count - 1 in ``labels``, what ace_column (below)
  * computes for one class, into hits and sums (count x R) and at (count x 2 (R - 1)).
  *
- * Three sweeps of the rows, each for all ``count`` classes (a class's values are a column
+ * Two sweeps of the rows, each for all ``count`` classes (a class's values are a column
  * of the rows: copying it out first read every row's cache lines once per class): the
- * keys' range, the keys' histogram, and one that adds every example of a bucket holding no
- * wanted rank to its range (the bucket's ranks, hence its range, are known from the
- * histogram) and keeps the others' keys, in line order, for after the selection. Each
- * class's operations are those of one class alone, in line order: a class's results do
- * not depend on the classes taken with it. The key buckets of the ``count`` classes share
- * about ACE_SHARED_BUCKETS table entries. Scratch: the kept keys (9 bytes each), a subset
- * of classes at a time (up to n keys, or one class's); called without the GIL. Returns 0,
- * or -1 when memory ran out. R < 2^15. */
+ * keys' histogram (in buckets of a sample's range), and one that adds every example of
+ * a bucket holding no wanted rank to its range (the bucket's ranks, hence its range, are
+ * known from the histogram) and keeps the others' keys, in line order, for after the
+ * selection. Each class's operations are those of one class alone, in line order: a
+ * class's results do not depend on the classes taken with it. The key buckets of the
+ * ``count`` classes share about ACE_SHARED_BUCKETS table entries. Scratch: the kept keys
+ * (9 bytes each), a subset of classes at a time (up to n keys, or one class's); called
+ * without the GIL. Returns 0, or -1 when memory ran out. R < 2^15. */
 static int ace_core(const double *probs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t first,
                     Py_ssize_t count, Py_ssize_t label0, const int32_t *labels,
                     const Py_ssize_t *bounds, Py_ssize_t ranges, double *hits, double *sums,
@@ -1516,8 +1525,12 @@ static int ace_core(const double *probs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t 
     /* 0. The buckets: each class's keys' range [low, high] cut into at most ``buckets``
      * equal spans of a power of two (the top bits of key - low), so that the examples
      * spread over them however few binades they fill (probabilities in [0.06, 1] filled
-     * about 64 buckets of the keys' own top 16 bits). */
-    for (Py_ssize_t i = 0; i < n; i++) {
+     * about 64 buckets of the keys' own top 16 bits). The range is that of about
+     * ACE_SAMPLE rows, evenly spread (all of a small file's): keys outside it go to the
+     * first or the last bucket (ace_bucket), so that the buckets still follow the keys'
+     * order, and a sweep of the rows is saved. */
+    const Py_ssize_t step = n / ACE_SAMPLE > 1 ? n / ACE_SAMPLE : 1;
+    for (Py_ssize_t i = 0; i < n; i += step) {
         const double *row = probs + i * L + first;
         for (Py_ssize_t c = 0; c < count; c++) {
             uint64_t key = order_key(row[c]);
@@ -1534,7 +1547,7 @@ static int ace_core(const double *probs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t 
     for (Py_ssize_t i = 0; i < n; i++) {
         const double *row = probs + i * L + first;
         for (Py_ssize_t c = 0; c < count; c++) {
-            count_all[c * buckets + (Py_ssize_t)((order_key(row[c]) - low[c]) >> shift[c])]++;
+            count_all[c * buckets + ace_bucket(order_key(row[c]), low[c], shift[c], buckets)]++;
         }
     }
     /* 2. The buckets holding a wanted rank keep their keys, one bucket after another:
@@ -1591,7 +1604,7 @@ static int ace_core(const double *probs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t 
             for (Py_ssize_t c = c0; c < c1; c++) {
                 double x = row[c];
                 uint64_t key = order_key(x);
-                Py_ssize_t b = c * buckets + (Py_ssize_t)((key - low[c]) >> shift[c]);
+                Py_ssize_t b = c * buckets + ace_bucket(key, low[c], shift[c], buckets);
                 Py_ssize_t r = range_all[b];
                 if (r >= 0) {
                     ace_add(range_sums, range_hits, (c * ranges + r) * ACE_LANES + lane, x,
@@ -1649,7 +1662,7 @@ static int ace_core(const double *probs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t 
                 double v = a->values[r];
                 if (at_c[2 * r] == v && (a->n_span == 0 || a->span[a->n_span - 1] != v)) {
                     uint64_t key = order_key(v);
-                    Py_ssize_t vb = (Py_ssize_t)((key - low[c]) >> shift[c]);
+                    Py_ssize_t vb = ace_bucket(key, low[c], shift[c], buckets);
                     Py_ssize_t size = a->start[vb + 1] - a->start[vb];
                     const uint64_t *base = a->keys + a->count[vb] - size;
                     Py_ssize_t smaller = a->start[vb];

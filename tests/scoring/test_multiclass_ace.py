@@ -319,3 +319,30 @@ def test_more_ranges_than_the_kernels_take_go_to_numpy(monkeypatch):
     monkeypatch.setattr(multiclass_ace._accel, "native", lambda: None)
     by_numpy, _ = ace_gaps(probs, y, n_ranges=33_000)
     assert wide.shape == (3, 33_000) and np.array_equal(wide, by_numpy)
+
+
+def test_keys_outside_the_sampled_range_go_to_the_end_buckets():
+    """The buckets span the keys of about 4,096 evenly spread rows; here those rows all
+    hold 0.5 and every other row a value spread over [0, 1], ties included: the keys below
+    and above the sample's range fall in the first and last buckets, and the counts, sums
+    and cut values are still those of the stable order."""
+    native = _kernel()
+    n = 100_000
+    rng = np.random.default_rng(41)
+    column = np.round(rng.random(n), 3)
+    column[:: n // 4096] = 0.5
+    probs = np.ascontiguousarray(np.stack([column, 1.0 - column], axis=1))
+    labels = rng.integers(0, 2, n).astype(np.int32)
+    bounds = ace_ranges(n)
+    hits, sums, at = np.zeros((2, 15)), np.zeros((2, 15)), np.empty((2, 14, 2))
+    native.ace_columns(probs, 0, 2, labels, bounds, hits, sums, at)
+    cuts = bounds[1:-1]
+    for k in range(2):
+        order = np.argsort(probs[:, k], kind="stable")
+        ordered = probs[order, k]
+        assert np.array_equal(at[k, :, 1], ordered[cuts])
+        assert np.array_equal(at[k, :, 0], ordered[cuts - 1])
+        parts = np.array_split(order, 15)
+        assert hits[k].tolist() == [np.count_nonzero(labels[r] == k) for r in parts]
+        want = [math.fsum(probs[r, k]) for r in parts]
+        np.testing.assert_allclose(sums[k], want, rtol=1e-15, atol=0)
