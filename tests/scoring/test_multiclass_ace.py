@@ -276,14 +276,20 @@ def test_the_row_sweep_is_the_stable_sort_definition():
     hits, sums = np.zeros((6, 15)), np.zeros((6, 15))
     at = np.empty((6, 14, 2))
     native.ace_columns(probs, 0, 6, labels, bounds, hits, sums, at)
+    _assert_stable_order(probs, y, bounds, hits, sums, at)
+
+
+def _assert_stable_order(probs, labels, bounds, hits, sums, at) -> None:
+    """Each class's cut values, counts and sums are those of its stable argsort, cut as
+    np.array_split cuts it."""
     cuts = bounds[1:-1]
-    for k in range(6):
+    for k in range(probs.shape[1]):
         order = np.argsort(probs[:, k], kind="stable")
         ordered = probs[order, k]
         assert np.array_equal(at[k, :, 1], ordered[cuts])
         assert np.array_equal(at[k, :, 0], ordered[cuts - 1])
-        parts = np.array_split(order, 15)
-        assert hits[k].tolist() == [np.count_nonzero(y[r] == k) for r in parts]
+        parts = np.array_split(order, bounds.size - 1)
+        assert hits[k].tolist() == [np.count_nonzero(labels[r] == k) for r in parts]
         want = [math.fsum(probs[r, k]) for r in parts]
         np.testing.assert_allclose(sums[k], want, rtol=1e-15, atol=0)
 
@@ -336,13 +342,4 @@ def test_keys_outside_the_sampled_range_go_to_the_end_buckets():
     bounds = ace_ranges(n)
     hits, sums, at = np.zeros((2, 15)), np.zeros((2, 15)), np.empty((2, 14, 2))
     native.ace_columns(probs, 0, 2, labels, bounds, hits, sums, at)
-    cuts = bounds[1:-1]
-    for k in range(2):
-        order = np.argsort(probs[:, k], kind="stable")
-        ordered = probs[order, k]
-        assert np.array_equal(at[k, :, 1], ordered[cuts])
-        assert np.array_equal(at[k, :, 0], ordered[cuts - 1])
-        parts = np.array_split(order, 15)
-        assert hits[k].tolist() == [np.count_nonzero(labels[r] == k) for r in parts]
-        want = [math.fsum(probs[r, k]) for r in parts]
-        np.testing.assert_allclose(sums[k], want, rtol=1e-15, atol=0)
+    _assert_stable_order(probs, labels, bounds, hits, sums, at)
