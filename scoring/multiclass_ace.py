@@ -229,7 +229,7 @@ def _hits(values_k, own, *, column, members, bounds) -> np.ndarray:
     np.subtract.at(hits, np.searchsorted(values, spanning, side="right"), held)
     group = np.minimum(np.searchsorted(spanning, values_k), spanning.size - 1)
     lines = np.flatnonzero(spanning[group] == values_k)
-    group = group[lines].astype(np.int16)
+    group = group[lines].astype(np.int16 if spanning.size <= 2**15 else np.intp)
     order = np.argsort(group, kind="stable")  # by value, then by line
     before = np.cumsum(np.bincount(group, minlength=spanning.size)) - np.bincount(
         group, minlength=spanning.size

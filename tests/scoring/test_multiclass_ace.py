@@ -343,3 +343,26 @@ def test_keys_outside_the_sampled_range_go_to_the_end_buckets():
     hits, sums, at = np.zeros((2, 15)), np.zeros((2, 15)), np.empty((2, 14, 2))
     native.ace_columns(probs, 0, 2, labels, bounds, hits, sums, at)
     _assert_stable_order(probs, labels, bounds, hits, sums, at)
+
+
+def test_numpy_path_takes_more_spanning_values_than_16_bits_hold():
+    """R ≥ 2^15 goes to numpy (above): there a value tied across every one of 32,999 cuts
+    makes 32,999 spanning values, more than a 16-bit index holds; ace still equals the
+    definition written with a stable argsort and np.array_split."""
+    ranges = 33_000
+    n = 2 * ranges
+    values = np.concatenate([[0], np.repeat(np.arange(1, ranges), 2), [ranges]]) / 1e5
+    rng = np.random.default_rng(0)
+    column = rng.permutation(values)
+    probs = np.ascontiguousarray(np.stack([column, 1 - column], axis=1))
+    y = rng.integers(0, 2, n)
+    parts = []
+    for k in range(2):
+        order = np.argsort(probs[:, k], kind="stable")
+        for r in np.array_split(order, ranges):
+            parts.append(
+                abs(np.count_nonzero(y[r] == k) / r.size - math.fsum(probs[r, k]) / r.size)
+            )
+    assert mc.ace(probs, y, n_ranges=ranges) == pytest.approx(
+        math.fsum(parts) / len(parts), rel=1e-12
+    )
