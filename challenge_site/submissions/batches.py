@@ -30,7 +30,7 @@ from functools import partial
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 
 from . import evaluation, outcomes, standings, terms
 from .entrants import Entrant
@@ -43,9 +43,6 @@ logger = logging.getLogger(__name__)
 # both wait for the object store while this thread evaluates.
 _SAVING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="terms-saving")
 _FETCHING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="zip-fetching")
-
-
-CLAIMED_FIELDS = ["status", "attempts", "started_at", "heartbeat_at", "finished_at", "task_id"]
 
 
 @dataclass
@@ -112,7 +109,15 @@ def claim_more(*, first: Submission, task_id: str, now: datetime) -> list[Run]:
         submission.finished_at = None
         submission.task_id = task_id
         taken.append(Run(submission=submission, attempt=submission.attempts))
-    Submission.objects.bulk_update([run.submission for run in taken], CLAIMED_FIELDS)
+    if taken:  # one plain UPDATE: every field alike but attempts, one more on each locked row
+        Submission.objects.filter(pk__in=[run.pk for run in taken]).update(
+            status=Status.RUNNING,
+            attempts=F("attempts") + 1,
+            started_at=now,
+            heartbeat_at=now,
+            finished_at=None,
+            task_id=task_id,
+        )
     return taken
 
 

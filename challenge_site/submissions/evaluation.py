@@ -178,10 +178,23 @@ def _finite_json(value):
     if isinstance(value, dict):
         return {key: _finite_json(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
+        if _finite_numbers(value):  # most of the plot data: curves of finite floats
+            return list(value)
         return [_finite_json(item) for item in value]
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def _finite_numbers(items) -> bool:
+    """Whether every item is a finite number, in one pass in C: a sum of numbers is
+    finite only when each is (NaN and ±inf carry through, inf − inf is NaN; an overflow
+    to inf merely sends the items one by one). False for anything else (None, strings,
+    lists): those items are then looked at one by one."""
+    try:
+        return math.isfinite(sum(items))
+    except (TypeError, ValueError, OverflowError):  # not numbers; an int too large
+        return False
 
 
 def _split_outcome(

@@ -61,8 +61,9 @@ def store_many(runs: list[tuple[Submission, object, dict[str, str]]]) -> dict[in
     scored = [run for run in runs if run[1].status == Status.SCORED]
     if scored:
         _create_rows(scored)
+    baselines: dict = {}  # the runs' baseline terms, each read once (probing.record)
     for submission, outcome, stored in runs:
-        _set_status(submission, outcome, stored)
+        _set_status(submission, outcome, stored, baselines=baselines)
     return {
         submission.pk: previous[submission.pk] | set(stored) | set(submission.splits)
         for submission, _, stored in runs
@@ -100,9 +101,11 @@ def _create_rows(scored: list[tuple[Submission, object, dict[str, str]]]) -> Non
     )
 
 
-def _set_status(submission: Submission, outcome, stored: dict[str, str]) -> None:
+def _set_status(
+    submission: Submission, outcome, stored: dict[str, str], *, baselines: dict
+) -> None:
     """The run's final status and report on the submission's row (one UPDATE);
-    ``stored``: split → its terms file's name."""
+    ``stored``: split → its terms file's name; ``baselines``: probing.record's."""
     if outcome.status == Status.SCORED and submission.is_baseline:
         submission.splits = [str(result.split) for result in outcome.splits]
     submission.status = outcome.status
@@ -117,7 +120,9 @@ def _set_status(submission: Submission, outcome, stored: dict[str, str]) -> None
         submission.predictions_sha256 = outcome.fingerprint
         # The probing fields go with the status, in one UPDATE (record reads only the
         # participant's other entries, the baseline and the challenge).
-        fields += probing.record(submission=submission, outcome=outcome, save=False, stored=stored)
+        fields += probing.record(
+            submission=submission, outcome=outcome, save=False, stored=stored, baselines=baselines
+        )
     submission.save(update_fields=fields)
 
 

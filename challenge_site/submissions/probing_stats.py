@@ -130,6 +130,16 @@ def _baseline_terms(submission: Submission, split: str, key: str) -> np.ndarray 
     return None if values is None else np.asarray(values)
 
 
+def _remembered_baseline(submission, split: str, key: str, baselines: dict | None):
+    """``_baseline_terms``, looked up once per dataset, split and loss in ``baselines``."""
+    if baselines is None:
+        return _baseline_terms(submission, split, key)
+    found = (submission.dataset_id, split, key)
+    if found not in baselines:
+        baselines[found] = _baseline_terms(submission, split, key)
+    return baselines[found]
+
+
 RECORDED = [
     "predictions_sha256",
     "rows_off_mode",
@@ -145,13 +155,20 @@ RECORDED = [
 
 
 def record(
-    *, submission: Submission, outcome, save: bool = True, stored: dict[str, str] | None = None
+    *,
+    submission: Submission,
+    outcome,
+    save: bool = True,
+    stored: dict[str, str] | None = None,
+    baselines: dict | None = None,
 ) -> list[str]:
     """Fill the entry's probing fields from its scoring outcome, the baseline and its
     participant's recent entries in the dataset, and save them (unless ``save`` is False:
     the caller saves them with its own fields); returns the fields' names. ``stored``:
     split → the name of the terms file just stored (terms.save_outcome), whose compared
-    array is then kept for the participant's next entries."""
+    array is then kept for the participant's next entries. ``baselines``: the baseline
+    terms found so far in the caller's transaction (a batch's runs share them), filled
+    here."""
     result = compared(outcome)
     key = _key(submission.dataset.task)
     mine = result.terms.get(key) if result else None
@@ -167,7 +184,7 @@ def record(
     submission.chance_z = None
     shown_terms = shown.terms.get(key) if shown is not None else None
     if shown_terms is not None:
-        reference = _baseline_terms(submission, str(shown.split), key)
+        reference = _remembered_baseline(submission, str(shown.split), key, baselines)
         if reference is not None:
             submission.chance_z = stats.sign_z(np.asarray(shown_terms), reference)
 

@@ -10,7 +10,7 @@ from django.db import connection
 
 from challenge_site.leaderboard import best
 from challenge_site.leaderboard.models import BestEntry
-from challenge_site.submissions import batches, evaluation, ladder, services
+from challenge_site.submissions import batches, evaluation, ladder, probing_stats, services
 from challenge_site.submissions.models import Score, Status, Submission
 from challenge_site.submissions.services import score_submission
 from tests.concurrency import run_at_once
@@ -88,6 +88,35 @@ def test_a_backlog_is_scored_in_one_batch_each_entry_as_alone(backlog, settings)
     for pk in ids:
         assert score_submission(submission_id=pk, force=True).status == Status.SCORED
     assert _scores(ids) == batched
+
+
+PROBED = ("chance_z", "max_corr", "change_share", "near_previous", "random_count")
+
+
+def _probed(ids) -> dict:
+    return {
+        row[0]: row[1:] for row in Submission.objects.filter(pk__in=ids).values_list("pk", *PROBED)
+    }
+
+
+def test_a_batch_reads_its_baseline_once_and_probes_each_entry_as_alone(
+    backlog, gaze, monkeypatch, django_capture_on_commit_callbacks
+):
+    entries, _ = backlog
+    ids = [entry.pk for entry in entries]
+    with django_capture_on_commit_callbacks(execute=True):  # scored alone: it claims none
+        services.refresh_baseline(dataset=gaze, now=VALIDATION)
+    looked_up = mock.Mock(wraps=probing_stats._baseline_terms)
+    monkeypatch.setattr(probing_stats, "_baseline_terms", looked_up)
+    score_submission(submission_id=ids[0])
+    assert looked_up.call_count == 1  # five entries of one dataset and split
+    batched = _probed(ids)
+    assert all(values[0] is not None for values in batched.values())  # chance_z: a baseline
+    assert sum(values[1] is not None for values in batched.values()) == 3  # an earlier entry
+    for pk in ids:
+        assert score_submission(submission_id=pk, force=True).status == Status.SCORED
+    assert looked_up.call_count == 1 + len(ids)
+    assert _probed(ids) == batched
 
 
 def test_the_participants_standings_follow_as_if_scored_one_by_one(backlog, gaze):
@@ -183,10 +212,10 @@ def test_one_entry_that_cannot_be_stored_fails_alone(backlog, monkeypatch):
 
     real = outcomes._set_status
 
-    def refuse(submission, outcome, stored):
+    def refuse(submission, outcome, stored, **kwargs):
         if submission.pk == faulty.pk and outcome.status == Status.SCORED:
             raise RuntimeError("a row the database refused")
-        return real(submission, outcome, stored)
+        return real(submission, outcome, stored, **kwargs)
 
     monkeypatch.setattr(outcomes, "_set_status", refuse)
     score_submission(submission_id=entries[0].pk)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import scoring
-from challenge_site.submissions.evaluation import REPORT_MAX_BYTES, bounded_report
+from challenge_site.submissions.evaluation import REPORT_MAX_BYTES, _finite_json, bounded_report
 from challenge_site.submissions.models import Status
 from datasets.models import Kind, Split
 from scoring.plugins import is_plugin
@@ -321,3 +321,48 @@ def test_target_files_are_parsed_once_per_content_and_handed_out_as_copies(gaze,
     datafile.save(update_fields=["sha256"])
     assert evaluation.read_dataset_targets(gaze, {Split.VAL})[Split.VAL].tolist() == expected
     assert len(fetched) == 3
+
+
+def _finite_json_one_by_one(value):
+    """The rule of ``_finite_json`` applied item by item, with no shortcut."""
+    if isinstance(value, dict):
+        return {key: _finite_json_one_by_one(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite_json_one_by_one(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def test_plot_data_loses_every_non_finite_number_and_keeps_every_other_value():
+    inf, nan = math.inf, math.nan
+    rng = np.random.default_rng(29)
+    odd = [nan, inf, -inf, 1e308, -1e308, 0.0, -0.0, 5e-324, 1, True, None, "NaN"]
+    data = {
+        "curve": rng.normal(size=50).tolist(),
+        "with_nan": [0.5, nan, 0.25],
+        "tail_inf": (1.0, 2.0, inf),
+        "cancelling": [inf, -inf],  # a sum of NaN
+        "overflowing": [1e308, 1e308, 1e308],  # finite items whose sum is inf
+        "big_int": [10**400, 2.5],
+        "ints": [1, 2, 3],
+        "empty": [],
+        "strings": ["a", "b"],
+        "nested": [[0.1, nan], [0.2, 0.3], {"x": [inf], "y": 2.0}],
+        "arrays": [np.array([1.0, 2.0]), np.array([3.0])],
+        "mixed": [float(v) if isinstance(v, float) else v for v in odd],
+        "random": [odd[i] for i in rng.integers(0, len(odd), size=200)],
+        "scalar_nan": nan,
+    }
+    cleaned = _finite_json(data)
+    expected = _finite_json_one_by_one(data)
+    assert json.dumps(cleaned, default=repr, allow_nan=False) == json.dumps(
+        expected, default=repr, allow_nan=False
+    )
+    assert cleaned["overflowing"] == [1e308, 1e308, 1e308]
+    assert cleaned["cancelling"] == [None, None]
+    assert cleaned["tail_inf"] == [1.0, 2.0, None]
+    assert cleaned["big_int"] == [10**400, 2.5]
+    assert cleaned["nested"][0] == [0.1, None]
+    assert math.copysign(1.0, cleaned["mixed"][6]) == -1.0  # -0.0 kept as it is
+    assert isinstance(cleaned["tail_inf"], list)
