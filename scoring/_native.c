@@ -1282,7 +1282,8 @@ done:
 
 /* --- ace (spec §7): the class-k examples in each range of class k's stable order --------- */
 
-/* #{r < count : values[r] <= x}, the values sorted (a short loop: at most 14 cuts). */
+/* #{r < count : values[r] <= x}, the values sorted: a loop over the cut values, run only
+ * for the examples kept from the buckets holding a cut (the site's 15 ranges: 14 cuts). */
 static inline Py_ssize_t count_at_most(const double *values, Py_ssize_t count, double x) {
     Py_ssize_t c = 0;
     for (Py_ssize_t r = 0; r < count; r++) {
@@ -1349,20 +1350,6 @@ static inline double key_double(uint64_t key) {
     double x;
     memcpy(&x, &bits, sizeof x);
     return x;
-}
-
-/* The range of x (count_at_most of the cut values): from ``table``, the range of every
- * key bucket that holds no cut value (a bucket: (key - low) >> shift, as ace_column cuts
- * them), where it is given and says; else by comparing with each cut value. */
-static inline Py_ssize_t range_of(double x, const int8_t *table, uint64_t low, int shift,
-                                  const double *values, Py_ssize_t n_cuts) {
-    if (table) {
-        int8_t r = table[(order_key(x) - low) >> shift];
-        if (r >= 0) {
-            return r;
-        }
-    }
-    return count_at_most(values, n_cuts, x);
 }
 
 static int compare_keys(const void *a, const void *b) {
@@ -1465,7 +1452,8 @@ static inline void ace_add(fsum *range_sums, Py_ssize_t *range_hits, Py_ssize_t 
  * known from the histogram) and keeps the others' keys, in line order, for after the
  * selection. Each class's operations are those of one class alone, in line order: a
  * class's results do not depend on the classes taken with it. The key buckets of the
- * ``count`` classes share about ACE_SHARED_BUCKETS table entries. Scratch: the kept keys
+ * ``count`` classes share fewer than 2 x ACE_SHARED_BUCKETS table entries (each class's a
+ * power of two). Scratch: the kept keys
  * (9 bytes each), a subset of classes at a time (up to n keys, or one class's); called
  * without the GIL. Returns 0, or -1 when memory ran out. R < 2^15. */
 static int ace_core(const double *probs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t first,
@@ -1776,6 +1764,24 @@ static int ace_bounds_ok(const Py_ssize_t *bounds, Py_ssize_t ranges, Py_ssize_t
     return 0;
 }
 
+/* ace_core without the GIL, on buffers the caller checked: None, or MemoryError. */
+static PyObject *ace_run(const double *probs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t first,
+                         Py_ssize_t count, Py_ssize_t label0, Py_buffer *yb, Py_buffer *bb,
+                         Py_ssize_t ranges, Py_buffer *hb, Py_buffer *sb, Py_buffer *ab) {
+    int status;
+    Py_BEGIN_ALLOW_THREADS;
+    status = ace_core(probs, n, L, first, count, label0, yb->buf, bb->buf, ranges, hb->buf,
+                      sb->buf, ab->buf);
+    Py_END_ALLOW_THREADS;
+    return status < 0 ? PyErr_NoMemory() : Py_NewRef(Py_None);
+}
+
+static void release_buffers(Py_buffer *buffers[], int count) {
+    for (int i = 0; i < count; i++) {
+        PyBuffer_Release(buffers[i]);
+    }
+}
+
 /* ace_column(column, labels, k, bounds, hits, sums, at): for class k (labels int32), with
  * ``column`` the n values p_k in line order and ``bounds`` (intp, R + 1) the ranges of
  * their sorted order (scoring.multiclass_ace.ace_ranges), adds to ``hits`` (float64, R)
@@ -1790,8 +1796,9 @@ static int ace_bounds_ok(const Py_ssize_t *bounds, Py_ssize_t ranges, Py_ssize_t
  * Range r starts at rank s_r, whose value is v_r; an example whose value runs across no
  * cut (equal values at ranks s_r - 1 and s_r) lies in range #{r : v_r <= x}; the j-th
  * example (by line) holding a value that does has rank lo + j, lo the count of smaller
- * values. Those values (at most R - 1) are found by a hash of their bits. Memory: 8 bytes
- * per example of the buckets holding a cut, at most n. The GIL is released while it runs.
+ * values. Those values (at most R - 1) are found by a hash of their bits. Scratch: the
+ * keys of the buckets holding a cut, 9 bytes each (at most n), and a copy of them for the
+ * selection. The GIL is released while it runs.
  */
 static PyObject *ace_column(PyObject *self, PyObject *args) {
     Py_buffer cb, yb, bb, hb, sb, ab;
@@ -1815,18 +1822,9 @@ static PyObject *ace_column(PyObject *self, PyObject *args) {
     if (ace_bounds_ok(bb.buf, ranges, n) < 0) {
         goto done;
     }
-    int status;
-    Py_BEGIN_ALLOW_THREADS;
-    status = ace_core(cb.buf, n, 1, 0, 1, k, yb.buf, bb.buf, ranges, hb.buf, sb.buf, ab.buf);
-    Py_END_ALLOW_THREADS;
-    result = status < 0 ? PyErr_NoMemory() : Py_NewRef(Py_None);
+    result = ace_run(cb.buf, n, 1, 0, 1, k, &yb, &bb, ranges, &hb, &sb, &ab);
 done:
-    PyBuffer_Release(&cb);
-    PyBuffer_Release(&yb);
-    PyBuffer_Release(&bb);
-    PyBuffer_Release(&hb);
-    PyBuffer_Release(&sb);
-    PyBuffer_Release(&ab);
+    release_buffers((Py_buffer *[]){&cb, &yb, &bb, &hb, &sb, &ab}, 6);
     return result;
 }
 
@@ -1847,7 +1845,7 @@ static PyObject *ace_columns(PyObject *self, PyObject *args) {
     const Py_ssize_t n = yb.len / (Py_ssize_t)sizeof(int32_t);
     const Py_ssize_t ranges = bb.len / (Py_ssize_t)sizeof(Py_ssize_t) - 1;
     const Py_ssize_t L = n > 0 ? pb.len / (n * size) : 0;
-    if (n < 1 || ranges < 1 || ranges > n || count < 1 || first < 0 || first + count > L ||
+    if (n < 1 || ranges < 1 || ranges > n || count < 1 || first < 0 || first > L || count > L - first ||
         pb.len != n * L * size || yb.len % (Py_ssize_t)sizeof(int32_t) ||
         hb.len != count * ranges * size || sb.len != hb.len ||
         ab.len != count * 2 * (ranges - 1) * size || !aligned(&pb, sizeof(double)) ||
@@ -1860,19 +1858,9 @@ static PyObject *ace_columns(PyObject *self, PyObject *args) {
     if (ace_bounds_ok(bb.buf, ranges, n) < 0) {
         goto done;
     }
-    int status;
-    Py_BEGIN_ALLOW_THREADS;
-    status = ace_core(pb.buf, n, L, first, count, first, yb.buf, bb.buf, ranges, hb.buf,
-                      sb.buf, ab.buf);
-    Py_END_ALLOW_THREADS;
-    result = status < 0 ? PyErr_NoMemory() : Py_NewRef(Py_None);
+    result = ace_run(pb.buf, n, L, first, count, first, &yb, &bb, ranges, &hb, &sb, &ab);
 done:
-    PyBuffer_Release(&pb);
-    PyBuffer_Release(&yb);
-    PyBuffer_Release(&bb);
-    PyBuffer_Release(&hb);
-    PyBuffer_Release(&sb);
-    PyBuffer_Release(&ab);
+    release_buffers((Py_buffer *[]){&pb, &yb, &bb, &hb, &sb, &ab}, 6);
     return result;
 }
 

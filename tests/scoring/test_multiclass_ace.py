@@ -4,6 +4,7 @@ paths, against the definition written out with a stable argsort and np.array_spl
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -301,6 +302,9 @@ def test_the_row_sweep_refuses_bad_buffers():
     hits, sums, at = np.zeros((2, 15)), np.zeros((2, 15)), np.empty((2, 14, 2))
     with pytest.raises(ValueError, match="buffers of the wrong size"):
         native.ace_columns(probs, 3, 2, labels, bounds, hits, sums, at)  # (past L)
+    for first, count in ((1, sys.maxsize), (sys.maxsize, 2), (-1, 2)):  # first + count wraps
+        with pytest.raises(ValueError, match="buffers of the wrong size"):
+            native.ace_columns(probs, first, count, labels, bounds, hits, sums, at)
     with pytest.raises(ValueError, match="buffers of the wrong size"):
         native.ace_columns(probs, 0, 2, labels, bounds, hits[:1], sums, at)
     with pytest.raises(ValueError, match="buffers of the wrong size"):
