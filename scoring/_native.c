@@ -1453,9 +1453,9 @@ static inline void ace_add(fsum *range_sums, Py_ssize_t *range_hits, Py_ssize_t 
  * selection. Each class's operations are those of one class alone, in line order: a
  * class's results do not depend on the classes taken with it. The key buckets of the
  * ``count`` classes share fewer than 2 x ACE_SHARED_BUCKETS table entries (each class's a
- * power of two). Scratch: the kept keys
- * (9 bytes each), a subset of classes at a time (up to n keys, or one class's); called
- * without the GIL. Returns 0, or -1 when memory ran out. R < 2^15. */
+ * power of two). Scratch: the kept keys (9 bytes each), a subset of classes at a time (up
+ * to n keys, or one class's); called without the GIL. Returns 0, or -1 when memory ran
+ * out. R < 2^15. */
 static int ace_core(const double *probs, Py_ssize_t n, Py_ssize_t L, Py_ssize_t first,
                     Py_ssize_t count, Py_ssize_t label0, const int32_t *labels,
                     const Py_ssize_t *bounds, Py_ssize_t ranges, double *hits, double *sums,
@@ -1845,8 +1845,8 @@ static PyObject *ace_columns(PyObject *self, PyObject *args) {
     const Py_ssize_t n = yb.len / (Py_ssize_t)sizeof(int32_t);
     const Py_ssize_t ranges = bb.len / (Py_ssize_t)sizeof(Py_ssize_t) - 1;
     const Py_ssize_t L = n > 0 ? pb.len / (n * size) : 0;
-    if (n < 1 || ranges < 1 || ranges > n || count < 1 || first < 0 || first > L || count > L - first ||
-        pb.len != n * L * size || yb.len % (Py_ssize_t)sizeof(int32_t) ||
+    if (n < 1 || ranges < 1 || ranges > n || count < 1 || first < 0 || first > L ||
+        count > L - first || pb.len != n * L * size || yb.len % (Py_ssize_t)sizeof(int32_t) ||
         hb.len != count * ranges * size || sb.len != hb.len ||
         ab.len != count * 2 * (ranges - 1) * size || !aligned(&pb, sizeof(double)) ||
         !aligned(&yb, sizeof(int32_t)) || !aligned(&bb, sizeof(Py_ssize_t)) ||
